@@ -1,0 +1,102 @@
+# Makefile for the Zèrtz AlphaZero engine.
+#
+#   make            build the library (build/libzertz.a) and every tool (tools/<name> from tools/<name>.c)
+#   make test       build and run every Check suite (tests/test_*.c), CPU only; GPU suites skip loudly
+#   make bench      run the CPU benchmarks (tools/bench_*.c)
+#   make bench-gpu  run the GPU benchmarks (needs nvcc and a GPU)
+#   make train      self-play training with the embedded default config
+#   make test-asan  the suites under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test-tsan  the suites under ThreadSanitizer
+#
+# Variables: CC, OPT (default -O3 -march=native), NVCC, BOARDSPACE_DIR (for the parity tests).
+
+CC      ?= gcc
+OPT     ?= -O3 -march=native
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -g -Isrc $(EXTRA_CFLAGS)
+LDLIBS  := -lm -lpthread
+BUILD   ?= build
+
+# ---- detection -------------------------------------------------------------------------------
+OPENMP_OK := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo yes)
+ifeq ($(OPENMP_OK),yes)
+  CFLAGS  += -fopenmp
+  LDFLAGS += -fopenmp
+endif
+NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
+STB_DIR := $(firstword $(wildcard /usr/include/stb) $(wildcard /usr/local/include/stb))
+ifneq ($(STB_DIR),)
+  CFLAGS += -isystem $(STB_DIR)
+endif
+
+# ---- sources ---------------------------------------------------------------------------------
+LIB_SRC  := $(wildcard src/*/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+ifneq ($(NVCC),)
+  CU_SRC   := $(wildcard src/cuda/*.cu)
+  CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  NVFLAGS  ?= -O3 -std=c++17 -Isrc -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  CUDA_LIB := $(dir $(NVCC))../lib64
+  CFLAGS   += -DZZ_HAVE_CUDA=1
+  LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++
+else
+  CU_OBJ   :=
+endif
+TOOL_SRC  := $(wildcard tools/*.c)
+TOOLDIR   ?= tools
+TOOLS     := $(TOOL_SRC:tools/%.c=$(TOOLDIR)/%)
+BENCHES   := $(filter $(TOOLDIR)/bench_%,$(TOOLS))
+TEST_SRC  := $(wildcard tests/test_*.c)
+TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+LIB       := $(BUILD)/libzertz.a
+
+.PHONY: all info test bench bench-gpu train test-asan test-tsan clean
+all: info $(LIB) $(TOOLS)
+
+info:
+	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(NVCC),yes ($(NVCC)),no: GPU backend left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
+
+$(BUILD)/%.o: %.c $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(wildcard src/*/*.h src/cuda/*.cuh)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ) $(CU_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(TOOLDIR)/%: tools/%.c $(LIB) $(wildcard tools/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(LIB) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(TEST_HELP) $(LIB) $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $< $(TEST_HELP) -o $@ $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(LDLIBS)
+
+test: info $(TESTS) $(TOOLS)
+	@fail=0; for t in $(TESTS); do echo "== $$t"; ZZ_TOOLDIR=$(TOOLDIR) $$t || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: SOME SUITES FAILED"; exit 1; fi
+
+bench: all
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+bench-gpu: all
+	@test -n "$(NVCC)" || { echo "zertz: bench-gpu: nvcc not found"; exit 1; }
+	@for b in $(BENCHES); do echo "== $$b --gpu"; $$b --gpu || exit 1; done
+
+train: all
+	$(TOOLDIR)/train $(TRAIN_ARGS)
+
+test-asan:
+	$(MAKE) BUILD=build-asan TOOLDIR=build-asan/tools OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" EXTRA_CFLAGS= NVCC= test
+
+test-tsan:
+	$(MAKE) BUILD=build-tsan TOOLDIR=build-tsan/tools OPT="-O1 -fsanitize=thread" NVCC= test
+
+clean:
+	rm -rf build build-asan build-tsan $(TOOLS)

@@ -1,0 +1,52 @@
+/* sgf.h — Boardspace SGF game records: reading real archive files (replaying them with Boardspace's
+ * own state machine, including old records without Done, in-turn undos and time nodes) and writing
+ * our own games so that Boardspace's viewer opens them.  See ../shared/boardspace/RULES.md §2.
+ *
+ * A zz_game holds the replayed game: board, players, the turns (each as its moves and its official
+ * notation), the final position, winner and how the game ended. */
+#ifndef ZZ_SGF_H
+#define ZZ_SGF_H
+
+#include "notation.h"
+#include <stdio.h>
+
+typedef struct {
+    int player;                     /* who played the turn */
+    int nmoves;                     /* 1 for a placement, the number of jumps for a chain */
+    zz_move moves[ZZ_MAX_CHAIN];
+    char text[ZZ_NOTATION_MAX];     /* official notation, with isolation captures */
+} zz_turn;
+
+typedef struct {
+    zz_board_kind board;
+    char variant[32];               /* SU tag */
+    char player_name[2][64];
+    char game_name[128];            /* GN tag */
+    char date[64];                  /* DT tag */
+    int first_player;               /* 0 or 1 */
+    int nturns, cap_turns;
+    zz_turn *turns;
+    zz_pos start;                   /* position before the first turn */
+    zz_pos final;                   /* position after the last completed turn (and any resign turn) */
+    int winner;                     /* -1 none / draw, else 0 or 1 */
+    zz_end end;                     /* CAPTURE, NO_MOVE, RESIGN, TIME, PLY_CAP or UNFINISHED */
+} zz_game;
+
+void zz_game_init(zz_game *g, zz_board_kind board);
+void zz_game_free(zz_game *g);
+/* Append a turn (moves at g->final's position) and play it; returns 0, or -1 if illegal. */
+int zz_game_add_turn(zz_game *g, const zz_move *moves, int n, char *err, size_t errlen);
+
+/* Read and replay an SGF text / file.  Returns 0 on success; on failure -1 with a message naming
+ * the line and the reason in err (for files, prefixed by the path).  g is left initialised either
+ * way (free it with zz_game_free). */
+int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t errlen);
+int zz_sgf_read_file(const char *path, zz_game *g, char *err, size_t errlen);
+
+/* Write g as Boardspace SGF (VV[2], explicit Done nodes).  Returns 0 or -1 on a write error. */
+int zz_sgf_write(FILE *f, const zz_game *g);
+
+/* A whole game as one line of notation turns separated by spaces-semicolons ("Wd4,d1; x d1Gd3"). */
+const char *zz_end_name(zz_end e);
+
+#endif
