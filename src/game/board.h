@@ -79,8 +79,7 @@ static inline int zz_lowest(zz_bits s) {       /* index of the lowest set bit; s
 }
 /* The k-th (0-based) set bit of s; s must have more than k bits. */
 int zz_nth_bit(zz_bits s, int k);
-/* Move every cell by direction d: bit c of the result is bit c - offset(d) of s, i.e. the result
- * marks the cells whose neighbour in direction -d... see zz_toward. */
+/* Shift a set by a cell offset: bit c of the result is bit c - offset of s. */
 static inline zz_bits zz_shift(zz_bits s, int offset) {
     return offset >= 0 ? s << offset : s >> (-offset);
 }
@@ -91,7 +90,11 @@ static inline zz_bits zz_step(zz_bits s, int d) { return zz_shift(s, ZZ_DIR_OFFS
 /* All neighbours of the cells of s (not masked to any board). */
 zz_bits zz_neighbours(zz_bits s);
 
-#define ZZ_FOR_EACH_BIT(var, set) \
-    for (zz_bits _zz_it = (set); _zz_it && ((var) = zz_lowest(_zz_it), 1); _zz_it &= _zz_it - 1)
+/* Loop over the set bits of a zz_bits, lowest first (nestable on different lines). */
+#define ZZ_CAT_(a, b) a##b
+#define ZZ_CAT(a, b) ZZ_CAT_(a, b)
+#define ZZ_FOR_EACH_BIT(var, set) ZZ_FOR_EACH_BIT_(var, set, ZZ_CAT(zz_it_, __LINE__))
+#define ZZ_FOR_EACH_BIT_(var, set, it) \
+    for (zz_bits it = (set); it && ((var) = zz_lowest(it), 1); it &= it - 1)
 
 #endif

@@ -17,7 +17,7 @@ typedef struct {
     char text[ZZ_NOTATION_MAX];     /* official notation, with isolation captures */
 } zz_turn;
 
-typedef struct {
+typedef struct zz_game_s {
     zz_board_kind board;
     char variant[32];               /* SU tag */
     char player_name[2][64];

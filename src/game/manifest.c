@@ -1,0 +1,160 @@
+/* manifest.c — reading the archive manifest (RFC-4180 CSV with a header row). */
+#include "manifest.h"
+#include "sgf.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FIELDS = 64 };
+
+/* Split one CSV record (quotes allowed) in place; returns the number of fields. */
+static int split_csv(char *line, char **fields) {
+    int n = 0;
+    char *s = line, *w;
+    while (n < MAX_FIELDS) {
+        fields[n++] = w = s;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (!*s) break;
+                if (*s == '"' && s[1] == '"') { *w++ = '"'; s += 2; continue; }
+                if (*s == '"') { s++; break; }
+                *w++ = *s++;
+            }
+            while (*s && *s != ',') s++;
+        } else {
+            while (*s && *s != ',') *w++ = *s++;
+        }
+        int more = *s == ',';
+        if (*s) s++;
+        *w = 0;
+        if (!more) break;
+    }
+    return n;
+}
+
+static int col_index(char **hdr, int nh, const char *name) {
+    for (int i = 0; i < nh; i++)
+        if (!strcmp(hdr[i], name)) return i;
+    return -1;
+}
+
+static void parse_wgb(const char *s, int out[3]) {
+    out[0] = out[1] = out[2] = -1;
+    sscanf(s, "%d/%d/%d", &out[0], &out[1], &out[2]);
+}
+
+static int cmp_row_path(const void *a, const void *b) {
+    return strcmp(((const zz_manifest_row *)a)->path, ((const zz_manifest_row *)b)->path);
+}
+
+int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen) {
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return -1; }
+    static const char *NEED[] = { "path", "rings", "variant", "first_player", "turns", "end", "winner",
+                                  "p0_captured_wgb", "p1_captured_wgb", "pool_left_wgb", "clean", "strict",
+                                  "flags", "replay_error" };
+    enum { NNEED = sizeof NEED / sizeof NEED[0] };
+    int col[NNEED];
+    char *hdrline = NULL, *line = NULL;
+    size_t hcap = 0, lcap = 0;
+    char *hdr[MAX_FIELDS], *fld[MAX_FIELDS];
+    int rc = -1, cap = 0, lineno = 1;
+    if (getline(&hdrline, &hcap, f) < 0) { snprintf(err, errlen, "%s: empty file", path); goto out; }
+    hdrline[strcspn(hdrline, "\r\n")] = 0;
+    int nh = split_csv(hdrline, hdr);
+    for (int i = 0; i < NNEED; i++)
+        if ((col[i] = col_index(hdr, nh, NEED[i])) < 0) { snprintf(err, errlen, "%s: no column '%s'", path, NEED[i]); goto out; }
+    while (getline(&line, &lcap, f) >= 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (!*line) continue;
+        int nf = split_csv(line, fld);
+        if (nf < nh) { snprintf(err, errlen, "%s:%d: %d fields, expected %d", path, lineno, nf, nh); goto out; }
+        if (m->n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            zz_manifest_row *nr = realloc(m->rows, (size_t)cap * sizeof *nr);
+            if (!nr) { snprintf(err, errlen, "out of memory"); goto out; }
+            m->rows = nr;
+        }
+        zz_manifest_row *r = &m->rows[m->n++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->path, sizeof r->path, "%s", fld[col[0]]);
+        r->rings = atoi(fld[col[1]]);
+        snprintf(r->variant, sizeof r->variant, "%s", fld[col[2]]);
+        r->first_player = atoi(fld[col[3]]);
+        r->turns = atoi(fld[col[4]]);
+        snprintf(r->end, sizeof r->end, "%s", fld[col[5]]);
+        r->winner = *fld[col[6]] ? atoi(fld[col[6]]) : -1;
+        parse_wgb(fld[col[7]], r->cap[0]);
+        parse_wgb(fld[col[8]], r->cap[1]);
+        parse_wgb(fld[col[9]], r->pool);
+        r->clean = atoi(fld[col[10]]) == 1;
+        r->strict = atoi(fld[col[11]]) == 1;
+        snprintf(r->flags, sizeof r->flags, "%s", fld[col[12]]);
+        snprintf(r->replay_error, sizeof r->replay_error, "%s", fld[col[13]]);
+    }
+    qsort(m->rows, (size_t)m->n, sizeof *m->rows, cmp_row_path);
+    rc = 0;
+out:
+    free(hdrline);
+    free(line);
+    fclose(f);
+    if (rc) zz_manifest_free(m);
+    return rc;
+}
+
+void zz_manifest_free(zz_manifest *m) {
+    free(m->rows);
+    m->rows = NULL;
+    m->n = 0;
+}
+
+const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path) {
+    /* try every suffix of path that starts after a '/', longest first */
+    for (const char *s = path; s; s = strchr(s, '/') ? strchr(s, '/') + 1 : NULL) {
+        zz_manifest_row key;
+        snprintf(key.path, sizeof key.path, "%s", s);
+        const zz_manifest_row *r = bsearch(&key, m->rows, (size_t)m->n, sizeof key, cmp_row_path);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+int zz_manifest_compare(const zz_manifest_row *r, const zz_game *g, char *why, size_t whylen) {
+    const zz_pos *f = &g->final;
+    for (int p = 0; p < 2; p++)
+        if (f->cap[p][0] != r->cap[p][0] || f->cap[p][1] != r->cap[p][1] || f->cap[p][2] != r->cap[p][2]) {
+            snprintf(why, whylen, "P%d captured %d/%d/%d, manifest says %d/%d/%d", p, f->cap[p][0], f->cap[p][1],
+                     f->cap[p][2], r->cap[p][0], r->cap[p][1], r->cap[p][2]);
+            return -1;
+        }
+    if (f->pool[0] != r->pool[0] || f->pool[1] != r->pool[1] || f->pool[2] != r->pool[2]) {
+        snprintf(why, whylen, "pool %d/%d/%d, manifest says %d/%d/%d", f->pool[0], f->pool[1], f->pool[2],
+                 r->pool[0], r->pool[1], r->pool[2]);
+        return -1;
+    }
+    /* One old record (a stale Resign earlier in the game) is labelled "resign" although its last
+     * turn completed a winning set for the same winner: a capture win is what the rules see. */
+    bool stale_resign = g->end == ZZ_END_CAPTURE && !strcmp(r->end, "resign") && g->winner == r->winner;
+    if (strcmp(zz_end_name(g->end), r->end) != 0 && !stale_resign) {
+        snprintf(why, whylen, "ended by %s, manifest says %s", zz_end_name(g->end), r->end);
+        return -1;
+    }
+    if (g->winner != r->winner) {
+        snprintf(why, whylen, "winner %d, manifest says %d", g->winner, r->winner);
+        return -1;
+    }
+    /* the manifest counts a resignation as a turn of its own */
+    int turns = g->nturns + (g->end == ZZ_END_RESIGN);
+    if (turns != r->turns) {
+        snprintf(why, whylen, "%d turns, manifest says %d", turns, r->turns);
+        return -1;
+    }
+    if (g->first_player != r->first_player) {
+        snprintf(why, whylen, "first player %d, manifest says %d", g->first_player, r->first_player);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* manifest.h — the Boardspace archive's manifest.csv (one row per game: the expected final
+ * captures, pool, winner and how the game ended), used by the parity tests and tools/replay. */
+#ifndef ZZ_MANIFEST_H
+#define ZZ_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    char path[192];          /* relative to the archive folder, e.g. sgf/37/2006/x.sgf */
+    int rings;               /* 37, 48, 61; 0 for custom boards */
+    char variant[16];
+    int first_player;
+    int turns;
+    char end[16];            /* capture, resign, time, unfinished */
+    int winner;              /* 0 or 1; -1 when empty */
+    int cap[2][3];           /* final captures, white/grey/black */
+    int pool[3];
+    bool clean, strict;
+    char flags[160];
+    char replay_error[96];
+} zz_manifest_row;
+
+typedef struct {
+    zz_manifest_row *rows;
+    int n;
+} zz_manifest;
+
+/* Load dir/manifest.csv.  Returns 0, or -1 with a message (missing file, bad header, bad row). */
+int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen);
+void zz_manifest_free(zz_manifest *m);
+/* The row whose path ends with the given path's last components (NULL when absent). */
+const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path);
+
+/* Compare a replayed game with its row: final captures, pool, end, winner, turns, first player.
+ * Returns 0 when they agree, else -1 with the first difference in why. */
+struct zz_game_s;
+int zz_manifest_compare(const zz_manifest_row *r, const struct zz_game_s *g, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,103 @@
+/* replay — replay Boardspace SGF game records with our rules and print one line per game.
+ *
+ *   tools/replay [--check [MANIFEST]] [--moves] [--quiet] FILE|DIR...
+ *
+ * A game that cannot be replayed prints "MISMATCH"/"ERROR" with the line and the reason.  With
+ * --check, each game is also compared with manifest.csv (found beside the sgf/ folder, or given),
+ * and the exit status is non-zero when any clean game differs. */
+#include "game/manifest.h"
+#include "game/sgf.h"
+#include "game/sgf_files.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: replay [options] FILE|DIR...\n"
+            "Replays Boardspace SGF records (folders are searched for *.sgf) and prints, per game,\n"
+            "the board, turns, result, captures and pool; or the line and reason it fails.\n"
+            "  --check [MANIFEST]  compare with the archive's manifest.csv (default: the manifest.csv\n"
+            "                      in the folder that holds sgf/ for each file)\n"
+            "  --moves             also print every turn in official notation\n"
+            "  --quiet             print only problems and the summary\n"
+            "  -h, --help          this text\n");
+}
+
+/* The manifest beside the sgf/ folder that holds path (e.g. X/sgf/37/2006/a.sgf -> X/manifest.csv). */
+static int guess_manifest(const char *path, char *out, size_t outlen) {
+    const char *s = strstr(path, "sgf/"), *last = NULL;
+    while (s) { if (s == path || s[-1] == '/') last = s; s = strstr(s + 1, "sgf/"); }
+    if (!last) return -1;
+    snprintf(out, outlen, "%.*smanifest.csv", (int)(last - path), path);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    bool check = false, moves = false, quiet = false;
+    const char *manifest_path = NULL;
+    zz_file_list files = { 0 };
+    char err[512];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(argv[i], "--check")) {
+            check = true;
+            if (i + 1 < argc && strstr(argv[i + 1], ".csv")) manifest_path = argv[++i];
+        } else if (!strcmp(argv[i], "--moves")) moves = true;
+        else if (!strcmp(argv[i], "--quiet")) quiet = true;
+        else if (argv[i][0] == '-') { fprintf(stderr, "zertz: replay: unknown option %s\n", argv[i]); usage(stderr); return 2; }
+        else if (zz_file_list_add(&files, argv[i], err, sizeof err) < 0) { fprintf(stderr, "zertz: replay: %s\n", err); return 2; }
+    }
+    if (!files.n) { fprintf(stderr, "zertz: replay: no SGF files given\n"); usage(stderr); return 2; }
+
+    zz_manifest man = { 0 };
+    char loaded[1024] = "";
+    int ok = 0, failed = 0, mismatched = 0, unlisted = 0, expected_fail = 0;
+    clock_t t0 = clock();
+    for (int i = 0; i < files.n; i++) {
+        const char *path = files.paths[i];
+        const zz_manifest_row *row = NULL;
+        if (check) {
+            char mp[1024];
+            if (manifest_path) snprintf(mp, sizeof mp, "%s", manifest_path);
+            else if (guess_manifest(path, mp, sizeof mp) < 0) snprintf(mp, sizeof mp, "manifest.csv");
+            if (strcmp(mp, loaded) != 0) {
+                zz_manifest_free(&man);
+                if (zz_manifest_load(mp, &man, err, sizeof err) < 0) { fprintf(stderr, "zertz: replay: %s\n", err); return 2; }
+                snprintf(loaded, sizeof loaded, "%s", mp);
+            }
+            row = zz_manifest_find(&man, path);
+            if (!row) unlisted++;
+        }
+        zz_game g;
+        if (zz_sgf_read_file(path, &g, err, sizeof err) < 0) {
+            if (row && !row->clean) { expected_fail++; if (!quiet) printf("ERROR (not clean: %s) %s\n", row->flags, err); }
+            else { failed++; printf("ERROR %s\n", err); }
+            zz_game_free(&g);
+            continue;
+        }
+        const zz_pos *f = &g.final;
+        char why[256] = "";
+        bool bad = row && row->clean && zz_manifest_compare(row, &g, why, sizeof why) < 0;
+        if (bad) { mismatched++; printf("MISMATCH %s: %s\n", path, why); }
+        else ok++;
+        if (!quiet) {
+            char who[16] = "no winner";
+            if (g.winner >= 0) snprintf(who, sizeof who, "winner P%d", g.winner);
+            printf("%s: %d rings, %d turns, %s by %s; captures P0 %d/%d/%d P1 %d/%d/%d; pool %d/%d/%d%s\n", path,
+                   zz_board_get(g.board)->rings, g.nturns, who, zz_end_name(g.end), f->cap[0][0], f->cap[0][1], f->cap[0][2], f->cap[1][0],
+                   f->cap[1][1], f->cap[1][2], f->pool[0], f->pool[1], f->pool[2], row ? (row->clean ? " [manifest ok]" : " [not clean in manifest]") : "");
+            if (moves)
+                for (int t = 0; t < g.nturns; t++) printf("  %3d P%d %s\n", t + 1, g.turns[t].player, g.turns[t].text);
+        }
+        zz_game_free(&g);
+    }
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    printf("replay: %d games: %d replayed%s, %d mismatched, %d failed", files.n, ok, check ? " and agree" : "", mismatched, failed);
+    if (check) printf(", %d not-clean games refused with a reason, %d not in the manifest", expected_fail, unlisted);
+    printf(" (%.2f s)\n", secs);
+    zz_manifest_free(&man);
+    zz_file_list_free(&files);
+    return (mismatched || failed) ? 1 : 0;
+}
