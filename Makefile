@@ -58,9 +58,11 @@ all: info $(LIB) $(TOOLS)
 info:
 	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(NVCC),yes ($(NVCC)),no: GPU backend left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
 
-$(BUILD)/%.o: %.c $(wildcard src/*/*.h)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(LIB_OBJ:.o=.d)
 
 $(BUILD)/%.o: %.cu $(wildcard src/*/*.h src/cuda/*.cuh)
 	@mkdir -p $(dir $@)

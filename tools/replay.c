@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
         if (bad) { mismatched++; printf("MISMATCH %s: %s\n", path, why); }
         else ok++;
         if (!quiet) {
-            char who[16] = "no winner";
+            char who[32] = "no winner";
             if (g.winner >= 0) snprintf(who, sizeof who, "winner P%d", g.winner);
             printf("%s: %d rings, %d turns, %s by %s; captures P0 %d/%d/%d P1 %d/%d/%d; pool %d/%d/%d%s\n", path,
                    zz_board_get(g.board)->rings, g.nturns, who, zz_end_name(g.end), f->cap[0][0], f->cap[0][1], f->cap[0][2], f->cap[1][0],

@@ -25,7 +25,8 @@ typedef struct {
     int njumps;
     int jump_from[ZZ_MAX_CHAIN], jump_to[ZZ_MAX_CHAIN];
     bool resigning;
-    bool started, has_dones, in_header;
+    bool started, has_dones;
+    bool result_draw;           /* RE[...] says the game is a draw */
     int line;
     char *err;
     size_t errlen;
@@ -385,6 +386,8 @@ static int header_prop(replay *r, const char *id, const char *val) {
         zz_game_init(g, (zz_board_kind)kind);
         memcpy(g->player_name, names, sizeof names);
         r->pos = g->start;
+    } else if (!strcmp(id, "RE")) {
+        r->result_draw = strcasestr(val, "draw") != NULL;
     } else if (!strcmp(id, "GN")) {
         snprintf(g->game_name, sizeof g->game_name, "%s", val);
     } else if (!strcmp(id, "DT")) {
@@ -456,8 +459,10 @@ int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t err
     if (rc) return rc;
     if (depth > 0 && lx.p >= lx.end) { r.line = lx.line; return fail(&r, "truncated file: the game tree is not closed"); }
     if (!any) return fail(&r, "empty game record");
-    if (g->end == ZZ_END_UNFINISHED) {
-        if (r.resigning) return do_done(&r);              /* a resignation left without Done */
+    if (g->end == ZZ_END_UNFINISHED && r.resigning) return do_done(&r);   /* Resign left without Done */
+    if (g->end == ZZ_END_UNFINISHED && r.result_draw) {   /* undecided on the board, agreed drawn */
+        g->end = ZZ_END_PLY_CAP;
+        g->winner = -1;
     }
     return 0;
 }
