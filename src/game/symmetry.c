@@ -5,6 +5,7 @@
  * (x,y,z) -> (-z,-x,-y) and a reflection swaps y and z; the 12 combinations make D6. */
 #include "symmetry.h"
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { NLIN = 12 };
@@ -101,6 +102,62 @@ zz_move zz_sym_move(const zz_sym *s, zz_move m) {
     return zz_move_place(zz_move_colour(m), a2, b2);
 }
 
+/* Byte-lookup images for the canonical form: img[l][j][v] is the image, under linear map l with the
+ * board's lowest corner moved to grid (0,0), of the cells whose bits are v in byte j of a zz_bits.
+ * One table per board (12 maps × 16 bytes × 256 values × 16 bytes = 768 KiB), built on first use. */
+typedef zz_bits byte_images[NLIN][16][256];
+static byte_images *images[ZZ_NBOARDS];
+static int8_t img_dq[ZZ_NBOARDS][NLIN], img_da[ZZ_NBOARDS][NLIN];   /* the translation used */
+static pthread_once_t images_once[ZZ_NBOARDS] = { PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT };
+
+static void build_images(zz_board_kind k) {
+    const zz_board *b = zz_board_get(k);
+    byte_images *t = calloc(1, sizeof *t);
+    if (!t) return;                      /* zz_canonical falls back to the slow path */
+    for (int l = 0; l < NLIN; l++) {
+        int minq = 99, mina = 99;
+        for (int i = 0; i < b->ncells; i++) {
+            int c = b->cells[i];
+            if (T.lq[l][c] < minq) minq = T.lq[l][c];
+            if (T.la[l][c] < mina) mina = T.la[l][c];
+        }
+        img_dq[k][l] = (int8_t)-minq;
+        img_da[k][l] = (int8_t)-mina;
+        zz_sym s;
+        make_map(b, l, -minq, -mina, &s);
+        for (int i = 0; i < b->ncells; i++) {
+            int c = b->cells[i];
+            if (s.map[c] == ZZ_NO_CELL) { free(t); return; }
+            for (int v = 0; v < 256; v++)
+                if (v >> (c & 7) & 1) (*t)[l][c >> 3][v] |= zz_bit(s.map[c]);
+        }
+    }
+    images[k] = t;
+}
+static void build_images_37(void) { build_images(ZZ_B37); }
+static void build_images_48(void) { build_images(ZZ_B48); }
+static void build_images_61(void) { build_images(ZZ_B61); }
+
+static zz_bits image_of(const zz_bits (*tab)[256], zz_bits set) {
+    zz_bits out = 0;
+    uint64_t lo = (uint64_t)set, hi = (uint64_t)(set >> 64);
+    for (int j = 0; j < 8 && lo; j++, lo >>= 8) out |= tab[j][lo & 255];
+    for (int j = 8; j < 16 && hi; j++, hi >>= 8) out |= tab[j][hi & 255];
+    return out;
+}
+
+/* Lowest and highest grid row and column of a non-empty set. */
+static void bounds(zz_bits s, int *minq, int *maxq, int *mina, int *maxa) {
+    uint64_t top = (uint64_t)(s >> 64);
+    int lo = zz_lowest(s), hi = top ? 127 - __builtin_clzll(top) : 63 - __builtin_clzll((uint64_t)s);
+    *mina = zz_cell_a(lo);
+    *maxa = zz_cell_a(hi);
+    unsigned cols = 0;
+    for (zz_bits r = s; r; r >>= ZZ_STRIDE) cols |= (unsigned)r & ((1u << ZZ_STRIDE) - 1);
+    *minq = __builtin_ctz(cols) - 1;
+    *maxq = 31 - __builtin_clz(cols) - 1;
+}
+
 /* Lexicographic order on (rings, white, grey, black, chain). */
 static int key_cmp(const zz_bits *x, int xc, const zz_bits *y, int yc) {
     for (int i = 0; i < 4; i++)
@@ -110,49 +167,69 @@ static int key_cmp(const zz_bits *x, int xc, const zz_bits *y, int yc) {
 
 void zz_canonical(const zz_pos *p, zz_pos *out, zz_sym *used) {
     pthread_once(&once, build);
+    static void (*const init[ZZ_NBOARDS])(void) = { build_images_37, build_images_48, build_images_61 };
+    pthread_once(&images_once[p->board], init[p->board]);
     const zz_board *b = zz_pos_board(p);
-    zz_bits best[4] = { 0 }, cur[4];
-    int best_chain = 0, best_l = -1, best_dq = 0, best_da = 0;
-    zz_bits src[4] = { p->rings, p->marble[0], p->marble[1], p->marble[2] };
+    const byte_images *tab = images[p->board];
+    if (!tab || p->rings == 0) {         /* no table (out of memory) or nothing left: identity */
+        *out = *p;
+        if (used) make_map(b, 0, 0, 0, used);
+        return;
+    }
+    /* Pass 1: the smallest image of the rings over every map and translation. */
+    struct { int8_t l, shift, dq, da; } cand[NLIN * 16];   /* shift: cell-number shift of the table image */
+    int ncand = 0;
+    zz_bits best_rings = 0;
     for (int l = 0; l < NLIN; l++) {
-        const int8_t *lq = T.lq[l], *la = T.la[l];
-        int minq = 99, mina = 99, maxq = -99, maxa = -99, c;
-        ZZ_FOR_EACH_BIT(c, p->rings) {
-            if (lq[c] < minq) minq = lq[c];
-            if (lq[c] > maxq) maxq = lq[c];
-            if (la[c] < mina) mina = la[c];
-            if (la[c] > maxa) maxa = la[c];
-        }
-        if (p->rings == 0) minq = mina = maxq = maxa = 0;
+        zz_bits img = image_of((*tab)[l], p->rings);
+        int minq, maxq, mina, maxa;
+        bounds(img, &minq, &maxq, &mina, &maxa);
         if (maxq - minq >= b->grid_w || maxa - mina >= b->grid_h) continue;
-        /* image with its lowest corner at grid (0,0) */
-        for (int i = 0; i < 4; i++) {
-            cur[i] = 0;
-            ZZ_FOR_EACH_BIT(c, src[i]) cur[i] |= zz_bit(zz_cell_of(lq[c] - minq, la[c] - mina));
-        }
-        int chain0 = p->chain == ZZ_NO_CELL ? ZZ_NO_CELL : zz_cell_of(lq[p->chain] - minq, la[p->chain] - mina);
+        int base = mina * ZZ_STRIDE + minq;
+        zz_bits norm = img >> base;       /* lowest corner at grid (0,0) */
         for (int da = 0; da + (maxa - mina) < b->grid_h; da++)
             for (int dq = 0; dq + (maxq - minq) < b->grid_w; dq++) {
                 int off = da * ZZ_STRIDE + dq;
-                zz_bits r = cur[0] << off;
+                zz_bits r = norm << off;
                 if (r & ~b->mask) continue;
-                zz_bits cand[4] = { r, cur[1] << off, cur[2] << off, cur[3] << off };
-                int ch = chain0 == ZZ_NO_CELL ? ZZ_NO_CELL : chain0 + off;
-                if (best_l < 0 || key_cmp(cand, ch, best, best_chain) < 0) {
-                    memcpy(best, cand, sizeof best);
-                    best_chain = ch;
-                    best_l = l;
-                    best_dq = dq - minq;
-                    best_da = da - mina;
+                if (ncand && r > best_rings) continue;
+                if (!ncand || r < best_rings) { best_rings = r; ncand = 0; }
+                if (ncand < NLIN * 16) {
+                    cand[ncand].l = (int8_t)l;
+                    cand[ncand].shift = (int8_t)(off - base);
+                    cand[ncand].dq = (int8_t)(dq - minq);
+                    cand[ncand].da = (int8_t)(da - mina);
+                    ncand++;
                 }
             }
+    }
+    /* Pass 2: among the maps that tie on the rings, the smallest marbles and chain. */
+    zz_bits best[4] = { 0 }, cur[4];
+    int best_chain = 0, bi = 0;
+    for (int i = 0; i < ncand; i++) {
+        int l = cand[i].l, sh = cand[i].shift;
+        cur[0] = best_rings;
+        for (int c = 0; c < 3; c++) {
+            zz_bits img = image_of((*tab)[l], p->marble[c]);
+            cur[1 + c] = sh >= 0 ? img << sh : img >> -sh;
+        }
+        int ch = ZZ_NO_CELL;
+        if (p->chain != ZZ_NO_CELL) ch = zz_lowest(image_of((*tab)[l], zz_bit(p->chain))) + sh;
+        if (i == 0 || key_cmp(cur, ch, best, best_chain) < 0) {
+            memcpy(best, cur, sizeof best);
+            best_chain = ch;
+            bi = i;
+        }
     }
     zz_pos r = *p;
     r.rings = best[0];
     for (int c = 0; c < 3; c++) r.marble[c] = best[1 + c];
     r.chain = (uint8_t)best_chain;
     *out = r;
-    if (used) make_map(b, best_l, best_dq, best_da, used);
+    if (used) {
+        int l = cand[bi].l;
+        make_map(b, l, img_dq[p->board][l] + cand[bi].dq, img_da[p->board][l] + cand[bi].da, used);
+    }
 }
 
 uint64_t zz_canonical_hash(const zz_pos *p) {

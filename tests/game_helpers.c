@@ -1,0 +1,58 @@
+/* game_helpers.c — see game_helpers.h. */
+#include "game_helpers.h"
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int th_cell(const zz_pos *p, const char *name) {
+    const char *s = name;
+    int c = zz_parse_cell(zz_pos_board(p), &s);
+    ck_assert_msg(c >= 0, "bad cell name %s", name);
+    return c;
+}
+
+void th_build(zz_pos *p, zz_board_kind kind, const char *rings, const char *marbles) {
+    zz_pos_init(p, kind);
+    if (rings) {
+        p->rings = 0;
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", rings);
+        for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) p->rings |= zz_bit(th_cell(p, t));
+    }
+    if (marbles) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", marbles);
+        for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) {
+            int c = t[0] == 'W' ? 0 : t[0] == 'G' ? 1 : 2, cell = th_cell(p, t + 1);
+            ck_assert(zz_has(p->rings, cell));
+            p->marble[c] |= zz_bit(cell);
+            p->pool[c]--;
+        }
+    }
+}
+
+int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies) {
+    int n = 0;
+    while (!zz_over(p) && n < max_plies) {
+        zz_apply(p, zz_random_move(p, rng), NULL);
+        n++;
+    }
+    return n;
+}
+
+const char *th_archive_dir(void) {
+    const char *d = getenv("ZZ_BOARDSPACE_DIR");
+    if (!d || !*d) d = "../shared/boardspace";
+    struct stat st;
+    char probe[1024];
+    snprintf(probe, sizeof probe, "%s/manifest.csv", d);
+    return stat(probe, &st) == 0 ? d : NULL;
+}
+
+bool th_in_list(const zz_move *list, int n, zz_move m) {
+    for (int i = 0; i < n; i++)
+        if (list[i] == m) return true;
+    return false;
+}

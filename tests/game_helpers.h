@@ -1,0 +1,25 @@
+/* game_helpers.h — small helpers shared by the game test suites: building positions from
+ * cell names, playing random games, and the archive location. */
+#ifndef ZZ_TEST_GAME_HELPERS_H
+#define ZZ_TEST_GAME_HELPERS_H
+
+#include "game/notation.h"
+#include <check.h>
+
+/* Check's ck_assert records every passing assertion through a pipe; in loops over hundreds of
+ * thousands of positions that dominates the run.  TH_CHECK calls into Check only on failure. */
+#define TH_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+/* Cell of a name ("d4") on p's board; fails the test when unknown. */
+int th_cell(const zz_pos *p, const char *name);
+/* An empty-marble position of a board where only the rings named (space-separated) remain,
+ * or all rings when rings == NULL; marbles "Wd4 Gc3 ..." placed from the pool. */
+void th_build(zz_pos *p, zz_board_kind kind, const char *rings, const char *marbles);
+/* Play random moves until the game ends or max_plies; returns plies played. */
+int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies);
+/* The archive folder ($ZZ_BOARDSPACE_DIR or ../shared/boardspace), or NULL when absent. */
+const char *th_archive_dir(void);
+/* True when m is in the list. */
+bool th_in_list(const zz_move *list, int n, zz_move m);
+
+#endif

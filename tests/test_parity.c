@@ -1,0 +1,282 @@
+/* test_parity.c — Boardspace parity on the real archive (../shared/boardspace, or
+ * $ZZ_BOARDSPACE_DIR):
+ *   - every clean game replays from its SGF with the manifest's final captures, pool, winner,
+ *     end and number of turns, on all three boards;
+ *   - every turn of every clean game (from normalized/NN.jsonl, independently of the SGF state
+ *     machine) is in our legal-move list, reads and writes back to the same notation, and equals
+ *     the SGF replay's turn; at every position our generator's move set equals the set of a
+ *     naive reference generator written here from Boardspace's own coordinates and rules;
+ *   - games not clean either replay or fail with a message naming the line; none crashes.
+ * Without the archive the suite says loudly that it was skipped, and why. */
+#include "game/manifest.h"
+#include "game/sgf.h"
+#include "game_helpers.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dir;
+static zz_manifest man;
+
+/* ---- a naive reference generator in Boardspace's (column, y) coordinates ------------------- */
+typedef struct {
+    int ncols, n_in_col[9], first[9];
+} ref_geom;
+static const ref_geom REF[3] = {
+    { 7, { 4, 5, 6, 7, 6, 5, 4 }, { 3, 2, 1, 0, 1, 2, 3 } },
+    { 8, { 5, 6, 7, 8, 7, 6, 5, 4 }, { 3, 2, 1, 0, 1, 2, 3, 4 } },
+    { 9, { 5, 6, 7, 8, 9, 8, 7, 6, 5 }, { 4, 3, 2, 1, 0, 1, 2, 3, 4 } },
+};
+static const int DX[6] = { -1, -1, 0, 1, 1, 0 }, DY[6] = { -1, 1, 2, 1, -1, -2 };
+
+typedef struct {
+    int n;
+    int cell[61];              /* our cell number of each reference cell (for output only) */
+    int nb[61][6];             /* neighbour index per Boardspace direction, -1 when off the board */
+} ref_board;
+static ref_board RB[3];
+
+static void ref_init(void) {
+    for (int k = 0; k < 3; k++) {
+        const ref_geom *g = &REF[k];
+        const zz_board *b = zz_board_get((zz_board_kind)k);
+        int at[9][20], n = 0;
+        memset(at, -1, sizeof at);
+        for (int c = 0; c < g->ncols; c++)
+            for (int r = 1; r <= g->n_in_col[c]; r++) {
+                at[c][g->first[c] + 2 * (r - 1)] = n;
+                RB[k].cell[n++] = zz_cell_from_colrow(b, (char)('A' + c), r);
+            }
+        RB[k].n = n;
+        for (int c = 0; c < g->ncols; c++)
+            for (int r = 1; r <= g->n_in_col[c]; r++) {
+                int y = g->first[c] + 2 * (r - 1), i = at[c][y];
+                for (int d = 0; d < 6; d++) {
+                    int x2 = c + DX[d], y2 = y + DY[d];
+                    RB[k].nb[i][d] = (x2 >= 0 && x2 < g->ncols && y2 >= 0 && y2 < 20) ? at[x2][y2] : -1;
+                }
+            }
+    }
+}
+
+/* The reference's legal moves at p, written to out; returns the count. */
+static int ref_moves(const zz_pos *p, zz_move *out) {
+    const ref_board *rb = &RB[p->board];
+    int ring[61], ball[61], n = 0;   /* ball: -1 none, else colour */
+    for (int i = 0; i < rb->n; i++) {
+        ring[i] = zz_has(p->rings, rb->cell[i]);
+        ball[i] = ring[i] ? zz_colour_at(p, rb->cell[i]) : -1;
+    }
+#define RING(j) ((j) >= 0 && ring[j])
+#define MARK(m) (out[n++] = (m))
+    for (int i = 0; i < rb->n; i++) {           /* captures: over a neighbour onto a vacant ring */
+        if (ball[i] < 0 || (p->chain != ZZ_NO_CELL && rb->cell[i] != p->chain)) continue;
+        for (int d = 0; d < 6; d++) {
+            int mid = rb->nb[i][d], to = mid >= 0 ? rb->nb[mid][d] : -1;
+            if (mid >= 0 && ball[mid] >= 0 && RING(to) && ball[to] < 0) MARK(zz_move_jump(rb->cell[i], rb->cell[to]));
+        }
+    }
+    if (n || p->chain != ZZ_NO_CELL) return n;
+    bool pool_any = p->pool[0] || p->pool[1] || p->pool[2];
+    const uint8_t *src = pool_any ? p->pool : p->cap[p->to_move];
+    int freeset[61], nf = 0;
+    for (int i = 0; i < rb->n; i++) {           /* vacant, with two neighbouring directions ring-less */
+        if (!ring[i] || ball[i] >= 0) continue;
+        for (int d = 0; d < 6; d++)
+            if (!RING(rb->nb[i][d]) && !RING(rb->nb[i][(d + 1) % 6])) { freeset[nf++] = i; break; }
+    }
+    for (int c = 0; c < 3; c++) {
+        if (!src[c]) continue;
+        for (int i = 0; i < rb->n; i++) {
+            if (!ring[i] || ball[i] >= 0) continue;
+            int any = 0;
+            for (int f = 0; f < nf; f++)
+                if (freeset[f] != i) { MARK(zz_move_place(c, rb->cell[i], rb->cell[freeset[f]])); any = 1; }
+            if (!any) MARK(zz_move_place(c, rb->cell[i], ZZ_NO_CELL));
+        }
+    }
+    return n;
+#undef RING
+#undef MARK
+}
+
+/* ---- normalized/NN.jsonl reading ------------------------------------------------------------- */
+static bool json_int(const char *line, const char *key, int *out) {
+    const char *s = strstr(line, key);
+    if (!s) return false;
+    s += strlen(key);
+    while (*s == '"' || *s == ':' || *s == ' ') s++;
+    *out = atoi(s);
+    return true;
+}
+
+static bool json_str(const char *line, const char *key, char *out, size_t n) {
+    const char *s = strstr(line, key);
+    if (!s) return false;
+    s += strlen(key);
+    while (*s == ':' || *s == ' ') s++;
+    if (*s++ != '"') return false;
+    size_t k = 0;
+    while (*s && *s != '"' && k + 1 < n) out[k++] = *s++;
+    out[k] = 0;
+    return true;
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+static void check_clean_sgf(int rings) {
+    if (!dir) return;
+    int checked = 0;
+    char err[512], why[256], path[1024];
+    for (int i = 0; i < man.n; i++) {
+        const zz_manifest_row *r = &man.rows[i];
+        if (!r->clean || r->rings != rings) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, r->path);
+        zz_game g;
+        int rc = zz_sgf_read_file(path, &g, err, sizeof err);
+        TH_CHECK(rc == 0, "%s", err);
+        TH_CHECK(zz_manifest_compare(r, &g, why, sizeof why) == 0, "%s: %s", r->path, why);
+        zz_game_free(&g);
+        checked++;
+    }
+    printf("parity: %d clean %d-ring games replayed from SGF, all equal to the manifest\n", checked, rings);
+    ck_assert_int_gt(checked, 100);
+}
+
+START_TEST(clean_games_37) { check_clean_sgf(37); }
+END_TEST
+START_TEST(clean_games_48) { check_clean_sgf(48); }
+END_TEST
+START_TEST(clean_games_61) { check_clean_sgf(61); }
+END_TEST
+
+START_TEST(every_turn_is_generated) {
+    if (!dir) return;
+    ref_init();
+    static zz_move list[ZZ_MAX_MOVES];
+    static zz_move ref[ZZ_MAX_MOVES];
+    static uint8_t mark[1 << 15];   /* bitmap over packed moves (18 bits) */
+    const char *files[] = { "37", "48", "61" };
+    long turns = 0, positions = 0;
+    int games = 0;
+    char path[1024], err[512];
+    for (int f = 0; f < 3; f++) {
+        snprintf(path, sizeof path, "%s/normalized/%s.jsonl", dir, files[f]);
+        FILE *in = fopen(path, "r");
+        TH_CHECK(in != NULL, "cannot open %s", path);
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, in) > 0) {
+            int clean = 0, first = 0;
+            char gpath[256];
+            if (!json_int(line, "\"clean\"", &clean) || !clean) continue;
+            TH_CHECK(json_int(line, "\"first_player\"", &first) && json_str(line, "\"path\"", gpath, sizeof gpath), "bad line in %s", path);
+            /* the SGF replay of the same game, for turn-by-turn comparison */
+            char sgf[1024];
+            snprintf(sgf, sizeof sgf, "%s/%s", dir, gpath);
+            zz_game g;
+            TH_CHECK(zz_sgf_read_file(sgf, &g, err, sizeof err) == 0, "%s", err);
+            zz_pos p = g.start;
+            TH_CHECK(p.to_move == first, "%s: first player", gpath);
+            int t = 0;
+            for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
+                int player = atoi(s + 1);
+                const char *q = strchr(s, '"');
+                if (!q) break;
+                const char *e = strchr(q + 1, '"');
+                char text[ZZ_NOTATION_MAX];
+                snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
+                s = e + 1;
+                if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+                TH_CHECK(player == p.to_move, "%s turn %d: mover", gpath, t + 1);
+                zz_move mv[ZZ_MAX_CHAIN];
+                zz_pos after;
+                int n = zz_turn_from_text(&p, text, mv, &after, err, sizeof err);
+                TH_CHECK(n > 0, "%s turn %d: %s", gpath, t + 1, err);
+                zz_pos step = p;
+                for (int i = 0; i < n; i++) {   /* each decision: in our list, and sets agree */
+                    int k = zz_gen_moves(&step, list);
+                    int kr = ref_moves(&step, ref);
+                    TH_CHECK(k == kr, "%s turn %d: %d moves, reference %d", gpath, t + 1, k, kr);
+                    for (int j = 0; j < k; j++) {          /* ours, without duplicates ... */
+                        TH_CHECK(!(mark[list[j] >> 3] >> (list[j] & 7) & 1), "%s turn %d: duplicate move", gpath, t + 1);
+                        mark[list[j] >> 3] |= (uint8_t)(1u << (list[j] & 7));
+                    }
+                    for (int j = 0; j < kr; j++)           /* ... hold every reference move */
+                        TH_CHECK(mark[ref[j] >> 3] >> (ref[j] & 7) & 1, "%s turn %d: reference move missing", gpath, t + 1);
+                    for (int j = 0; j < k; j++) mark[list[j] >> 3] = 0;
+                    TH_CHECK(th_in_list(list, k, mv[i]), "%s turn %d: not in our list", gpath, t + 1);
+                    zz_apply(&step, mv[i], NULL);
+                    positions++;
+                }
+                char back[ZZ_NOTATION_MAX];
+                zz_turn_to_text(&p, mv, n, back);
+                TH_CHECK(!strcmp(back, text), "%s turn %d: written back as %s, archive %s", gpath, t + 1, back, text);
+                TH_CHECK(t < g.nturns && !strcmp(g.turns[t].text, text), "%s turn %d: SGF replay says %s, notation %s",
+                              gpath, t + 1, t < g.nturns ? g.turns[t].text : "(none)", text);
+                p = after;
+                t++;
+                turns++;
+            }
+            TH_CHECK(t == g.nturns, "%s: %d turns, SGF replay %d", gpath, t, g.nturns);
+            zz_game_free(&g);
+            games++;
+        }
+        free(line);
+        fclose(in);
+    }
+    printf("parity: %d clean games, %ld turns, %ld positions: every turn generated; move sets equal the reference\n",
+           games, turns, positions);
+    ck_assert_int_gt(games, 12000);
+}
+END_TEST
+
+START_TEST(unclean_games_fail_cleanly) {
+    if (!dir) return;
+    int replayed = 0, refused = 0;
+    char err[512], path[1024];
+    for (int i = 0; i < man.n; i++) {
+        const zz_manifest_row *r = &man.rows[i];
+        if (r->clean) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, r->path);
+        zz_game g;
+        if (zz_sgf_read_file(path, &g, err, sizeof err) == 0) {
+            replayed++;
+            TH_CHECK(zz_pos_validate(&g.final) == NULL, "%s: inconsistent final position", r->path);
+        } else {
+            refused++;
+            TH_CHECK(strstr(err, ": line ") != NULL, "no line in error: %s", err);
+        }
+        zz_game_free(&g);
+    }
+    printf("parity: %d games not clean: %d replayed, %d refused with a line and a reason\n", replayed + refused, replayed, refused);
+    ck_assert_int_gt(replayed + refused, 0);
+}
+END_TEST
+
+int main(void) {
+    dir = th_archive_dir();
+    if (!dir) {
+        printf("\n*** PARITY SUITE SKIPPED: no Boardspace archive at $ZZ_BOARDSPACE_DIR or ../shared/boardspace\n"
+               "*** (manifest.csv not found). See README.md, 'Boardspace games', to get the archive.\n\n");
+    } else {
+        char mp[1024], err[512];
+        snprintf(mp, sizeof mp, "%s/manifest.csv", dir);
+        if (zz_manifest_load(mp, &man, err, sizeof err) < 0) { fprintf(stderr, "parity: %s\n", err); return 1; }
+        printf("parity: archive %s, %d games in the manifest\n", dir, man.n);
+    }
+    Suite *s = suite_create("parity");
+    TCase *t = tcase_create("boardspace");
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, clean_games_37);
+    tcase_add_test(t, clean_games_48);
+    tcase_add_test(t, clean_games_61);
+    tcase_add_test(t, every_turn_is_generated);
+    tcase_add_test(t, unclean_games_fail_cleanly);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    zz_manifest_free(&man);
+    return failed ? 1 : 0;
+}
