@@ -1,0 +1,85 @@
+/* atomic_file.c — see atomic_file.h. */
+#include "atomic_file.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int tr_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) { snprintf(err, errlen, "%s: %s", tmp, strerror(errno)); free(tmp); return -1; }
+    const char *p = buf;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            snprintf(err, errlen, "%s: %s", tmp, w < 0 ? strerror(errno) : "short write");
+            close(fd); unlink(tmp); free(tmp);
+            return -1;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        unlink(tmp); free(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        unlink(tmp); free(tmp);
+        return -1;
+    }
+    free(tmp);
+    /* make the rename itself durable */
+    char *dir = strdup(path);
+    if (dir) {
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0; else strcpy(dir, ".");
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+        if (dfd >= 0) { fsync(dfd); close(dfd); }
+        free(dir);
+    }
+    return 0;
+}
+
+void *tr_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size > max) {
+        snprintf(err, errlen, "%s: %s", path, (size_t)st.st_size > max ? "file too large" : strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) { snprintf(err, errlen, "%s: out of memory", path); fclose(f); return NULL; }
+    if (fread(buf, 1, n, f) != n) { snprintf(err, errlen, "%s: read error", path); free(buf); fclose(f); return NULL; }
+    fclose(f);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+int tr_mkdirs(const char *path, char *err, size_t errlen) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) { snprintf(err, errlen, "%s: %s", buf, strerror(errno)); return -1; }
+            *p = c;
+            if (!c) break;
+        }
+    }
+    return 0;
+}

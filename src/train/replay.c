@@ -1,0 +1,295 @@
+/* replay.c — the persisted replay buffer (see replay.h). */
+#include "train/replay.h"
+#include "train/atomic_file.h"
+#include "nn/util.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { REPLAY_VERSION = 1 };
+static const char MAGIC[8] = { 'Z', 'Z', 'R', 'E', 'P', 'L', 'A', 'Y' };
+
+void tr_sample_clear(tr_sample *s) {
+    free(s->visits);
+    s->visits = NULL;
+    s->nvisits = 0;
+}
+
+static int copy_sample(tr_sample *dst, const tr_sample *src) {
+    *dst = *src;
+    dst->visits = NULL;
+    if (src->nvisits) {
+        dst->visits = malloc(sizeof *dst->visits * src->nvisits);
+        if (!dst->visits) return -1;
+        memcpy(dst->visits, src->visits, sizeof *dst->visits * src->nvisits);
+    }
+    return 0;
+}
+
+/* Put a sample into the window (taking ownership of its visits). */
+static void push_window(tr_replay *r, tr_sample *s) {
+    if (r->count == r->capacity) {
+        tr_sample_clear(&r->ring[r->head]);
+        r->ring[r->head] = *s;
+        r->head = (r->head + 1) % r->capacity;
+    } else {
+        r->ring[(r->head + r->count++) % r->capacity] = *s;
+    }
+}
+
+/* ---- encoding ------------------------------------------------------------------------------- */
+typedef struct { unsigned char *p; size_t n, cap; bool oom; } wbuf;
+static void put(wbuf *b, const void *d, size_t n) {
+    if (b->oom) return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->n + n) cap *= 2;
+        unsigned char *np = realloc(b->p, cap);
+        if (!np) { b->oom = true; return; }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void put_u8(wbuf *b, unsigned v) { unsigned char c = (unsigned char)v; put(b, &c, 1); }
+static void put_u16(wbuf *b, unsigned v) { unsigned char c[2] = { (unsigned char)v, (unsigned char)(v >> 8) }; put(b, c, 2); }
+static void put_u32(wbuf *b, uint32_t v) { unsigned char c[4]; for (int i = 0; i < 4; i++) c[i] = (unsigned char)(v >> 8 * i); put(b, c, 4); }
+static void put_u64(wbuf *b, uint64_t v) { put_u32(b, (uint32_t)v); put_u32(b, (uint32_t)(v >> 32)); }
+static void put_bits(wbuf *b, zz_bits s) { unsigned char c[16]; for (int i = 0; i < 16; i++) c[i] = (unsigned char)(s >> 8 * i); put(b, c, 16); }
+
+typedef struct { const unsigned char *p; size_t n, at; bool bad; } rbuf;
+static const unsigned char *take(rbuf *b, size_t n) {
+    if (b->bad || b->at + n > b->n) { b->bad = true; return NULL; }
+    const unsigned char *q = b->p + b->at;
+    b->at += n;
+    return q;
+}
+static unsigned get_u8(rbuf *b) { const unsigned char *q = take(b, 1); return q ? q[0] : 0; }
+static unsigned get_u16(rbuf *b) { const unsigned char *q = take(b, 2); return q ? (unsigned)(q[0] | q[1] << 8) : 0; }
+static uint32_t get_u32(rbuf *b) {
+    const unsigned char *q = take(b, 4);
+    return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24 : 0;
+}
+static uint64_t get_u64(rbuf *b) { uint64_t lo = get_u32(b); return lo | (uint64_t)get_u32(b) << 32; }
+static zz_bits get_bits(rbuf *b) {
+    const unsigned char *q = take(b, 16);
+    zz_bits s = 0;
+    if (q) for (int i = 15; i >= 0; i--) s = s << 8 | q[i];
+    return s;
+}
+
+static void chunk_path(const tr_replay *r, uint32_t id, char *out, size_t n) {
+    snprintf(out, n, "%s/chunk-%08u.zzr", r->dir, id);
+}
+
+/* Decode one chunk file into the window. */
+static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first, bool into_window,
+                      int skip, char *err, size_t errlen) {
+    char path[600];
+    chunk_path(r, id, path, sizeof path);
+    size_t len;
+    unsigned char *data = tr_read_file(path, (size_t)1 << 31, &len, err, errlen);
+    if (!data) return -1;
+    int rc = -1;
+    rbuf b = { data, len, 0, false };
+    const unsigned char *magic = take(&b, 8);
+    if (!magic || memcmp(magic, MAGIC, 8) != 0) { snprintf(err, errlen, "%s: not a replay chunk (bad magic)", path); goto out; }
+    if (len < 8 + 4 + 4 + 4 + 8 + 4) { snprintf(err, errlen, "%s: truncated", path); goto out; }
+    uint32_t crc_file = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 | (uint32_t)data[len - 2] << 16 | (uint32_t)data[len - 1] << 24;
+    if (nn_crc32(0, data, len - 4) != crc_file) { snprintf(err, errlen, "%s: damaged (checksum mismatch)", path); goto out; }
+    b.n = len - 4;
+    uint32_t version = get_u32(&b), board = get_u32(&b), n = get_u32(&b);
+    *first = (long long)get_u64(&b);
+    if (version != REPLAY_VERSION) { snprintf(err, errlen, "%s: version %u, this build reads %d", path, version, REPLAY_VERSION); goto out; }
+    if (board != (uint32_t)r->board) {
+        snprintf(err, errlen, "%s: samples of the %d-ring board, this run is on %d rings", path,
+                 board < ZZ_NBOARDS ? zz_board_get((zz_board_kind)board)->rings : -1, zz_board_get(r->board)->rings);
+        goto out;
+    }
+    *nsamples = (int)n;
+    for (uint32_t i = 0; i < n; i++) {
+        tr_sample s;
+        memset(&s, 0, sizeof s);
+        s.pos.rings = get_bits(&b);
+        for (int c = 0; c < 3; c++) s.pos.marble[c] = get_bits(&b);
+        for (int c = 0; c < 3; c++) s.pos.pool[c] = (uint8_t)get_u8(&b);
+        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) s.pos.cap[p][c] = (uint8_t)get_u8(&b);
+        s.pos.to_move = (uint8_t)get_u8(&b);
+        s.pos.chain = (uint8_t)get_u8(&b);
+        s.pos.ply = (uint16_t)get_u16(&b);
+        s.pos.board = (uint8_t)r->board;
+        s.pos.winner = -1;
+        uint32_t zb = get_u32(&b);
+        memcpy(&s.z, &zb, 4);
+        s.full = (uint8_t)get_u8(&b);
+        s.nvisits = (uint16_t)get_u16(&b);
+        if (b.bad) break;
+        const char *why = zz_pos_validate(&s.pos);
+        if (why || s.pos.to_move > 1 || !(s.z >= -1 && s.z <= 1)) { snprintf(err, errlen, "%s: sample %u: %s", path, i, why ? why : "bad value"); goto out; }
+        if ((int)i < skip || !into_window) { take(&b, (size_t)s.nvisits * 8); continue; }
+        s.visits = malloc(sizeof *s.visits * (s.nvisits ? s.nvisits : 1));
+        if (!s.visits) { snprintf(err, errlen, "out of memory"); goto out; }
+        for (int v = 0; v < s.nvisits; v++) { s.visits[v].move = get_u32(&b); s.visits[v].count = get_u32(&b); }
+        if (b.bad) { tr_sample_clear(&s); break; }
+        push_window(r, &s);
+    }
+    if (b.bad || b.at != b.n) { snprintf(err, errlen, "%s: truncated or malformed", path); goto out; }
+    rc = 0;
+out:
+    free(data);
+    return rc;
+}
+
+static int add_chunk_record(tr_replay *r, uint32_t id, int n) {
+    if (r->nchunks == r->cap_chunks) {
+        int cap = r->cap_chunks ? 2 * r->cap_chunks : 64;
+        void *np = realloc(r->chunks, sizeof *r->chunks * (size_t)cap);
+        if (!np) return -1;
+        r->chunks = np;
+        r->cap_chunks = cap;
+    }
+    r->chunks[r->nchunks].id = id;
+    r->chunks[r->nchunks++].n = n;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int tr_replay_open(tr_replay *r, const char *dir, zz_board_kind board, int capacity, char *err, size_t errlen) {
+    memset(r, 0, sizeof *r);
+    if (capacity < 1) { snprintf(err, errlen, "replay window must hold at least one sample"); return -1; }
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    r->board = board;
+    r->capacity = capacity;
+    r->ring = calloc((size_t)capacity, sizeof *r->ring);
+    if (!r->ring) { snprintf(err, errlen, "out of memory for a replay window of %d samples", capacity); return -1; }
+    if (tr_mkdirs(dir, err, errlen) < 0) return -1;
+    DIR *d = opendir(dir);
+    if (!d) { snprintf(err, errlen, "%s: %s", dir, strerror(errno)); return -1; }
+    uint32_t *ids = NULL;
+    int nids = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned id;
+        char tail[8];
+        if (sscanf(e->d_name, "chunk-%8u.zz%1[r]", &id, tail) == 2 && strlen(e->d_name) == 18) {
+            if (nids == cap) { cap = cap ? 2 * cap : 64; uint32_t *np = realloc(ids, sizeof *ids * (size_t)cap); if (!np) break; ids = np; }
+            ids[nids++] = id;
+        } else if (strstr(e->d_name, ".zzr.tmp.")) {   /* left by a run killed while writing */
+            char p[1024];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    }
+    closedir(d);
+    qsort(ids, (size_t)nids, sizeof *ids, cmp_u32);
+    /* newest chunks first, to know which ones the window needs */
+    int need = capacity, first_needed = nids;
+    long long last_first = 0;
+    for (int i = nids - 1; i >= 0 && need > 0; i--) {
+        int n;
+        long long first;
+        if (load_chunk(r, ids[i], &n, &first, false, 0, err, errlen) < 0) { free(ids); return -1; }
+        if (i == nids - 1) last_first = first + n;
+        need -= n;
+        first_needed = i;
+    }
+    for (int i = first_needed; i < nids; i++) {
+        int n;
+        long long first;
+        int skip = 0;
+        if (i == first_needed && need < 0) skip = -need;   /* only the newest part of the oldest chunk */
+        if (load_chunk(r, ids[i], &n, &first, true, skip, err, errlen) < 0 || add_chunk_record(r, ids[i], n) < 0) {
+            free(ids);
+            return -1;
+        }
+    }
+    r->total = last_first;
+    r->next_chunk = nids ? ids[nids - 1] + 1 : 0;
+    free(ids);
+    return 0;
+}
+
+int tr_replay_add(tr_replay *r, const tr_sample *s, int n, char *err, size_t errlen) {
+    if (r->npending + n > r->cap_pending) {
+        int cap = r->cap_pending ? r->cap_pending : 256;
+        while (cap < r->npending + n) cap *= 2;
+        tr_sample *np = realloc(r->pending, sizeof *np * (size_t)cap);
+        if (!np) { snprintf(err, errlen, "out of memory"); return -1; }
+        r->pending = np;
+        r->cap_pending = cap;
+    }
+    for (int i = 0; i < n; i++) {
+        tr_sample a, b;
+        if (copy_sample(&a, &s[i]) < 0 || copy_sample(&b, &s[i]) < 0) { snprintf(err, errlen, "out of memory"); return -1; }
+        push_window(r, &a);
+        r->pending[r->npending++] = b;
+    }
+    return 0;
+}
+
+int tr_replay_flush(tr_replay *r, char *err, size_t errlen) {
+    if (!r->npending) return 0;
+    wbuf b = { 0 };
+    put(&b, MAGIC, 8);
+    put_u32(&b, REPLAY_VERSION);
+    put_u32(&b, (uint32_t)r->board);
+    put_u32(&b, (uint32_t)r->npending);
+    put_u64(&b, (uint64_t)r->total);
+    for (int i = 0; i < r->npending; i++) {
+        const tr_sample *s = &r->pending[i];
+        put_bits(&b, s->pos.rings);
+        for (int c = 0; c < 3; c++) put_bits(&b, s->pos.marble[c]);
+        for (int c = 0; c < 3; c++) put_u8(&b, s->pos.pool[c]);
+        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) put_u8(&b, s->pos.cap[p][c]);
+        put_u8(&b, s->pos.to_move);
+        put_u8(&b, s->pos.chain);
+        put_u16(&b, s->pos.ply);
+        uint32_t zb;
+        memcpy(&zb, &s->z, 4);
+        put_u32(&b, zb);
+        put_u8(&b, s->full);
+        put_u16(&b, s->nvisits);
+        for (int v = 0; v < s->nvisits; v++) { put_u32(&b, s->visits[v].move); put_u32(&b, s->visits[v].count); }
+    }
+    put_u32(&b, b.oom ? 0 : nn_crc32(0, b.p, b.n));
+    if (b.oom) { free(b.p); snprintf(err, errlen, "out of memory"); return -1; }
+    char path[600];
+    chunk_path(r, r->next_chunk, path, sizeof path);
+    int rc = tr_write_file_atomic(path, b.p, b.n, err, errlen);
+    free(b.p);
+    if (rc < 0 || add_chunk_record(r, r->next_chunk, r->npending) < 0) return -1;
+    r->next_chunk++;
+    r->total += r->npending;
+    for (int i = 0; i < r->npending; i++) tr_sample_clear(&r->pending[i]);
+    r->npending = 0;
+    /* retention: drop the oldest chunks while the newer ones still cover the window */
+    long long covered = 0;
+    for (int i = 1; i < r->nchunks; i++) covered += r->chunks[i].n;
+    while (r->nchunks > 1 && covered >= r->capacity) {
+        chunk_path(r, r->chunks[0].id, path, sizeof path);
+        unlink(path);
+        memmove(r->chunks, r->chunks + 1, sizeof *r->chunks * (size_t)(r->nchunks - 1));
+        r->nchunks--;
+        covered -= r->chunks[0].n;
+    }
+    return 0;
+}
+
+int tr_replay_close(tr_replay *r, char *err, size_t errlen) {
+    int rc = r->ring ? tr_replay_flush(r, err, errlen) : 0;
+    for (int i = 0; i < r->count; i++) tr_sample_clear(&r->ring[(r->head + i) % r->capacity]);
+    for (int i = 0; i < r->npending; i++) tr_sample_clear(&r->pending[i]);
+    free(r->ring);
+    free(r->pending);
+    free(r->chunks);
+    memset(r, 0, sizeof *r);
+    return rc;
+}

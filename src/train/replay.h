@@ -1,0 +1,60 @@
+/* replay.h — the replay buffer: a sliding window of the most recent self-play samples, kept in
+ * memory for training and persisted on disk as numbered chunk files, so that a killed or
+ * interrupted run resumes with every sample it had flushed.
+ *
+ * A sample is a compact position, the search's visit counts as sparse (move, count) pairs, the
+ * game's result from the position's mover's view, and whether the search was a full one (only
+ * full searches are policy targets; every sample is a value target).
+ *
+ * Files: DIR/chunk-NNNNNNNN.zzr, each written atomically (temporary file, fsync, rename):
+ *   "ZZREPLAY" u32 version u32 board u32 nsamples u64 first_sample_number
+ *   per sample: rings, white, grey, black (16 bytes each, little-endian bit order),
+ *               pool[3] cap[2][3] to_move chain (u8), ply (u16), z (f32), full (u8),
+ *               nvisits (u16), nvisits × (move u32, count u32)
+ *   u32 CRC-32 of every byte before it.
+ * Chunks wholly older than the window are deleted once newer chunks cover it. */
+#ifndef TR_REPLAY_H
+#define TR_REPLAY_H
+
+#include "nn/batch.h"
+
+typedef struct {
+    zz_pos pos;
+    float z;              /* +1 the mover of pos won, -1 lost, 0 draw */
+    uint8_t full;         /* a full search: a policy target */
+    uint16_t nvisits;
+    nn_visit *visits;     /* owned */
+} tr_sample;
+
+typedef struct {
+    char dir[512];
+    zz_board_kind board;
+    int capacity;         /* samples in the window */
+    tr_sample *ring;      /* ring[(head + i) % capacity], i < count, oldest first */
+    int head, count;
+    long long total;      /* samples ever added (numbers samples across runs) */
+    uint32_t next_chunk;
+    tr_sample *pending;   /* added but not yet flushed */
+    int npending, cap_pending;
+    struct { uint32_t id; int n; } *chunks;   /* chunk files on disk, oldest first */
+    int nchunks, cap_chunks;
+} tr_replay;
+
+/* Open (creating DIR when needed) and load the newest chunks until the window is full.
+ * Returns 0, or -1 with a message (a damaged chunk, a chunk of another board, I/O errors). */
+int tr_replay_open(tr_replay *r, const char *dir, zz_board_kind board, int capacity, char *err, size_t errlen);
+/* Add samples (copied) to the window; they reach the disk at the next tr_replay_flush. */
+int tr_replay_add(tr_replay *r, const tr_sample *s, int n, char *err, size_t errlen);
+/* Write the pending samples as one chunk and delete chunks the window no longer needs.
+ * Returns 0 (also when nothing is pending), or -1 with a message (samples stay pending). */
+int tr_replay_flush(tr_replay *r, char *err, size_t errlen);
+/* Flush and free.  Returns what the flush returned. */
+int tr_replay_close(tr_replay *r, char *err, size_t errlen);
+/* The i-th sample of the window, oldest first. */
+static inline const tr_sample *tr_replay_at(const tr_replay *r, int i) {
+    return &r->ring[(r->head + i) % r->capacity];
+}
+/* Free a sample's visits. */
+void tr_sample_clear(tr_sample *s);
+
+#endif

@@ -1,0 +1,175 @@
+/* test_train_replay.c — the persisted replay buffer: round trip, resume after a kill with nothing
+ * lost or duplicated, the sliding window and chunk retention, damaged and mismatched files. */
+#include "train/replay.h"
+#include "game_helpers.h"
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void fresh_dir(void) {
+    snprintf(dir, sizeof dir, "/tmp/zz-replay-test-%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Sample number k: a position from a random game seeded by k, visits on its first legal moves. */
+static void make_sample(int k, tr_sample *s, nn_visit *vbuf) {
+    static zz_move mv[ZZ_MAX_MOVES];
+    uint64_t rng = 1000 + (uint64_t)k;
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    for (int i = 0; i < k % 17; i++) {
+        zz_pos q = p;
+        zz_apply(&q, zz_random_move(&q, &rng), NULL);
+        if (zz_over(&q)) break;
+        p = q;
+    }
+    int n = zz_gen_moves(&p, mv);
+    memset(s, 0, sizeof *s);
+    s->pos = p;
+    s->z = (float)(k % 3) - 1.0f;
+    s->full = (uint8_t)(k & 1);
+    s->nvisits = (uint16_t)(n < 5 ? n : 5);
+    for (int i = 0; i < s->nvisits; i++) { vbuf[i].move = mv[i]; vbuf[i].count = (uint32_t)(k + i + 1); }
+    s->visits = vbuf;
+}
+
+static bool same_sample(const tr_sample *a, const tr_sample *b) {
+    return zz_pos_equal(&a->pos, &b->pos) && a->pos.ply == b->pos.ply && a->z == b->z && a->full == b->full &&
+           a->nvisits == b->nvisits && !memcmp(a->visits, b->visits, sizeof(nn_visit) * a->nvisits);
+}
+
+static int count_chunks(void) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) n += strstr(e->d_name, ".zzr") != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+START_TEST(round_trip_and_window) {
+    fresh_dir();
+    tr_replay r;
+    char err[256];
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 50, err, sizeof err), 0);
+    nn_visit vb[8];
+    for (int k = 0; k < 120; k++) {      /* 12 chunks of 10 samples; the window keeps the last 50 */
+        tr_sample s;
+        make_sample(k, &s, vb);
+        ck_assert_int_eq(tr_replay_add(&r, &s, 1, err, sizeof err), 0);
+        if (k % 10 == 9) ck_assert_int_eq(tr_replay_flush(&r, err, sizeof err), 0);
+    }
+    ck_assert_int_eq(r.count, 50);
+    ck_assert_int_le(count_chunks(), 6);                 /* old chunks deleted */
+    ck_assert_int_eq(tr_replay_close(&r, err, sizeof err), 0);
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 50, err, sizeof err), 0);
+    ck_assert_int_eq(r.count, 50);
+    ck_assert_int_eq(r.total, 120);
+    for (int i = 0; i < 50; i++) {
+        tr_sample s;
+        make_sample(70 + i, &s, vb);
+        ck_assert_msg(same_sample(tr_replay_at(&r, i), &s), "sample %d differs after reload", i);
+    }
+    tr_replay_close(&r, err, sizeof err);
+    /* a smaller window reads only the newest part of the oldest chunk it needs */
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 15, err, sizeof err), 0);
+    ck_assert_int_eq(r.count, 15);
+    tr_sample s;
+    make_sample(105, &s, vb);
+    ck_assert(same_sample(tr_replay_at(&r, 0), &s));
+    tr_replay_close(&r, err, sizeof err);
+}
+END_TEST
+
+START_TEST(resume_after_kill) {
+    fresh_dir();
+    pid_t pid = fork();
+    if (pid == 0) {                      /* a run that flushes 30 samples, then dies mid-way */
+        tr_replay r;
+        char err[256];
+        nn_visit vb[8];
+        if (tr_replay_open(&r, dir, ZZ_B37, 1000, err, sizeof err) < 0) _exit(2);
+        for (int k = 0; k < 35; k++) {
+            tr_sample s;
+            make_sample(k, &s, vb);
+            tr_replay_add(&r, &s, 1, err, sizeof err);
+            if (k % 10 == 9) tr_replay_flush(&r, err, sizeof err);
+        }
+        _exit(0);                        /* no close: 5 samples were never flushed */
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    tr_replay r;
+    char err[256];
+    nn_visit vb[8];
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 1000, err, sizeof err), 0);
+    ck_assert_int_eq(r.count, 30);
+    for (int k = 30; k < 40; k++) {      /* the resumed run goes on numbering after what it has */
+        tr_sample s;
+        make_sample(k, &s, vb);
+        tr_replay_add(&r, &s, 1, err, sizeof err);
+    }
+    ck_assert_int_eq(tr_replay_close(&r, err, sizeof err), 0);
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 1000, err, sizeof err), 0);
+    ck_assert_int_eq(r.count, 40);       /* nothing lost, nothing duplicated */
+    for (int i = 0; i < 40; i++) {
+        tr_sample s;
+        make_sample(i, &s, vb);
+        ck_assert(same_sample(tr_replay_at(&r, i), &s));
+    }
+    tr_replay_close(&r, err, sizeof err);
+}
+END_TEST
+
+START_TEST(damaged_and_mismatched) {
+    fresh_dir();
+    tr_replay r;
+    char err[256];
+    nn_visit vb[8];
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 100, err, sizeof err), 0);
+    for (int k = 0; k < 10; k++) { tr_sample s; make_sample(k, &s, vb); tr_replay_add(&r, &s, 1, err, sizeof err); }
+    ck_assert_int_eq(tr_replay_close(&r, err, sizeof err), 0);
+    ck_assert_int_ne(tr_replay_open(&r, dir, ZZ_B61, 100, err, sizeof err), 0);   /* another board */
+    ck_assert_ptr_nonnull(strstr(err, "ring board"));
+    tr_replay_close(&r, err, sizeof err);
+    char path[400];
+    snprintf(path, sizeof path, "%s/chunk-00000000.zzr", dir);
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 60, SEEK_SET);
+    fputc(0x5A, f);
+    fclose(f);
+    ck_assert_int_ne(tr_replay_open(&r, dir, ZZ_B37, 100, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "damaged"));
+    tr_replay_close(&r, err, sizeof err);
+    ck_assert_int_eq(truncate(path, 30), 0);
+    ck_assert_int_ne(tr_replay_open(&r, dir, ZZ_B37, 100, err, sizeof err), 0);
+    tr_replay_close(&r, err, sizeof err);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("train_replay");
+    TCase *t = tcase_create("replay");
+    tcase_add_test(t, round_trip_and_window);
+    tcase_add_test(t, resume_after_kill);
+    tcase_add_test(t, damaged_and_mismatched);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
