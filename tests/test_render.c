@@ -1,0 +1,879 @@
+/* test_render.c — the picture renderer (src/render, tools/render), checked on the pixels:
+ *   - rasteriser: exact colours inside shapes, untouched pixels outside, union stroking, text
+ *     ink inside its box, PNG round trip through a file (atomic write, clear errors);
+ *   - board geometry against RULES.md §3 (columns vertical, rows from the bottom, neighbours
+ *     one unit apart);
+ *   - a known position: the expected picture size, a white marble's colour at the centre of its
+ *     cell, no ring where a ring was removed, the ghost of a marble captured by isolation,
+ *     coordinates on/off, dark theme;
+ *   - a sequence sheet has one panel per turn (counted as regions of the panel colour);
+ *   - heat-maps: shares from (move, visits) pairs, colours on the right cells, and a real UCT
+ *     search when src/mcts/uct.h is present;
+ *   - reading notation (splitting turns, board detection, errors naming the turn);
+ *   - tools/render's errors ("zertz: <what>: <why>", non-zero status) and output;
+ *   - rendering a few dozen archive games never fails (skipped loudly without the archive). */
+#include "game/sgf_files.h"
+#include "render/draw_heat.h"
+#include "render/draw_position.h"
+#include "render/draw_sequence.h"
+#include "render/input.h"
+#include "render/png.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#include <stb_image.h>
+
+#if defined(__has_include)
+#if __has_include("mcts/uct.h")
+#include "mcts/uct.h"
+#define HAVE_UCT 1
+#endif
+#endif
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+static bool same(rd_rgb a, rd_rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+static int diff(rd_rgb a, rd_rgb b) { return abs(a.r - b.r) + abs(a.g - b.g) + abs(a.b - b.b); }
+static rd_rgb px(const rd_canvas *c, float x, float y) { return rd_get(c, (int)floorf(x), (int)floorf(y)); }
+
+static int cell_of(zz_board_kind k, const char *name) {
+    const char *s = name;
+    int c = zz_parse_cell(zz_board_get(k), &s);
+    ck_assert_msg(c >= 0, "no cell %s", name);
+    return c;
+}
+
+/* A game from notation on a given board; fails the test on error. */
+static void load(const char *text, int rings, zz_game *g) {
+    char err[512];
+    int rc = rd_load_notation(text, rings, g, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s: %s", text, err);
+}
+
+static const char *tmpdir(void) {
+    static char dir[256];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/zz_test_render.%ld", (long)getpid());
+        mkdir(dir, 0700);
+    }
+    return dir;
+}
+
+static const char *archive_dir(void) {
+    const char *d = getenv("ZZ_BOARDSPACE_DIR");
+    if (!d || !*d) d = "../shared/boardspace";
+    char probe[1024];
+    struct stat st;
+    snprintf(probe, sizeof probe, "%s/sgf", d);
+    return stat(probe, &st) == 0 && S_ISDIR(st.st_mode) ? d : NULL;
+}
+
+/* Number of 4-connected regions of exactly colour col with at least min_area pixels. */
+static int count_regions(const rd_canvas *c, rd_rgb col, int min_area) {
+    size_t n = (size_t)c->w * c->h;
+    uint8_t *seen = calloc(n, 1);
+    int *stack = malloc(n * sizeof *stack);
+    ck_assert(seen && stack);
+    int regions = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (seen[i] || !same(rd_get(c, (int)(i % c->w), (int)(i / c->w)), col)) continue;
+        int sp = 0, area = 0;
+        stack[sp++] = (int)i;
+        seen[i] = 1;
+        while (sp) {
+            int k = stack[--sp], x = k % c->w, y = k / c->w;
+            area++;
+            const int nx[4] = { x - 1, x + 1, x, x }, ny[4] = { y, y, y - 1, y + 1 };
+            for (int d = 0; d < 4; d++) {
+                if (nx[d] < 0 || ny[d] < 0 || nx[d] >= c->w || ny[d] >= c->h) continue;
+                int j = ny[d] * c->w + nx[d];
+                if (!seen[j] && same(rd_get(c, nx[d], ny[d]), col)) { seen[j] = 1; stack[sp++] = j; }
+            }
+        }
+        if (area >= min_area) regions++;
+    }
+    free(seen);
+    free(stack);
+    return regions;
+}
+
+/* ---- rasteriser ---------------------------------------------------------------------------- */
+
+START_TEST(raster_circle_exact_inside_untouched_outside) {
+    rd_canvas c;
+    rd_rgb bg = rd_hex(0x102030), red = rd_hex(0xFF0000);
+    ck_assert_int_eq(rd_canvas_init(&c, 64, 48, bg), 0);
+    rd_fill_circle(&c, 32, 24, 10, red, 1.f);
+    ck_assert(same(rd_get(&c, 32, 24), red));
+    ck_assert(same(rd_get(&c, 25, 24), red));
+    ck_assert(same(rd_get(&c, 20, 24), bg));          /* 11.5 px from the centre */
+    ck_assert(same(rd_get(&c, 0, 0), bg));
+    rd_rgb edge = rd_get(&c, 22, 24);                  /* centre 9.5 px out: half covered */
+    ck_assert(!same(edge, red) && !same(edge, bg));
+    /* an annulus leaves its hole alone */
+    rd_fill_annulus(&c, 10, 10, 4, 8, rd_hex(0x00FF00), 1.f);
+    ck_assert(same(rd_get(&c, 10, 10), bg));
+    ck_assert(same(rd_get(&c, 16, 10), rd_hex(0x00FF00)));
+    /* shapes off the canvas are clipped, not crashes */
+    rd_fill_circle(&c, -100, -100, 30, red, 1.f);
+    rd_fill_circle(&c, 1e9f, 5, 1e9f, red, 0.5f);
+    rd_canvas_free(&c);
+    ck_assert_int_ne(rd_canvas_init(&c, 0, 10, bg), 0);
+    ck_assert_int_ne(rd_canvas_init(&c, 20000, 10, bg), 0);
+}
+END_TEST
+
+START_TEST(raster_stroke_is_a_union) {
+    /* two crossing segments at half alpha: the crossing is blended once, like a single stroke */
+    rd_canvas c;
+    rd_rgb bg = rd_hex(0xFFFFFF), ink = rd_hex(0x000000);
+    ck_assert_int_eq(rd_canvas_init(&c, 40, 40, bg), 0);
+    rd_path p;
+    rd_path_init(&p);
+    rd_path_move(&p, 5, 20.5f);
+    rd_path_line(&p, 35, 20.5f);
+    rd_path_move(&p, 20.5f, 5);
+    rd_path_line(&p, 20.5f, 35);
+    rd_path_stroke(&c, &p, 2.f, ink, 0.5f);
+    rd_path_free(&p);
+    rd_rgb cross = rd_get(&c, 20, 20), arm = rd_get(&c, 10, 20);
+    ck_assert(same(cross, arm));
+    ck_assert_int_ge(diff(arm, rd_mix(bg, ink, 0.5f)), 0);
+    ck_assert_int_le(diff(arm, rd_mix(bg, ink, 0.5f)), 3);
+    ck_assert(same(rd_get(&c, 10, 10), bg));
+    rd_canvas_free(&c);
+}
+END_TEST
+
+START_TEST(raster_sphere_shading) {
+    rd_canvas c;
+    rd_rgb bg = rd_hex(0x000080);
+    ck_assert_int_eq(rd_canvas_init(&c, 100, 100, bg), 0);
+    rd_sphere(&c, 50, 50, 30, rd_hex(0x808080), 0.f, 1.f);
+    rd_rgb upper_left = rd_get(&c, 35, 35), lower_right = rd_get(&c, 65, 65);
+    ck_assert_int_gt(upper_left.r, lower_right.r);      /* lit from the upper left */
+    ck_assert(same(rd_get(&c, 50, 10), bg));
+    rd_canvas_free(&c);
+}
+END_TEST
+
+START_TEST(font_ink_stays_in_its_box) {
+    rd_font f = { 20, false, RD_ALIGN_LEFT };
+    float w = rd_text_width(&f, "Wd4,d1");
+    ck_assert(w > 40 && w < 140);
+    rd_font f2 = f;
+    f2.size = 40;
+    ck_assert(fabsf(rd_text_width(&f2, "Wd4,d1") - 2 * w) < 0.01f);
+    ck_assert(rd_text_width(&f, "") == 0);
+    /* unknown and malformed characters are drawn as '?', never skipped silently or crashing */
+    ck_assert(fabsf(rd_text_width(&f, "\xe2\x98\x83") - rd_text_width(&f, "?")) < 0.01f);
+    ck_assert(rd_text_width(&f, "\xff\xfe") > 0);
+    ck_assert(rd_text_width(&f, "Zèrtz") > rd_text_width(&f, "Zrtz"));
+
+    rd_canvas c;
+    rd_rgb bg = rd_hex(0xFFFFFF);
+    ck_assert_int_eq(rd_canvas_init(&c, 200, 60, bg), 0);
+    float drawn = rd_text(&c, &f, 20, 40, rd_hex(0x000000), "Wd4,d1");
+    ck_assert(fabsf(drawn - w) < 0.01f);
+    int ink = 0, outside = 0;
+    for (int y = 0; y < c.h; y++)
+        for (int x = 0; x < c.w; x++) {
+            if (same(rd_get(&c, x, y), bg)) continue;
+            ink++;
+            if (x < 20 - 3 || x > 20 + w + 3 || y < 40 - 20 - 3 || y > 40 + 6 + 3) outside++;
+        }
+    ck_assert_int_gt(ink, 100);
+    ck_assert_int_eq(outside, 0);
+    /* centred text is centred */
+    rd_clear(&c, bg);
+    f.align = RD_ALIGN_CENTER;
+    rd_text(&c, &f, 100, 40, rd_hex(0x000000), "ooo");
+    int lo = c.w, hi = -1;
+    for (int y = 0; y < c.h; y++)
+        for (int x = 0; x < c.w; x++)
+            if (!same(rd_get(&c, x, y), bg)) { if (x < lo) lo = x; if (x > hi) hi = x; }
+    ck_assert_int_le(abs((lo + hi) / 2 - 100), 2);
+    rd_canvas_free(&c);
+}
+END_TEST
+
+START_TEST(png_round_trip_and_errors) {
+    rd_canvas c;
+    ck_assert_int_eq(rd_canvas_init(&c, 37, 23, rd_hex(0x123456)), 0);
+    rd_fill_circle(&c, 18, 11, 7, rd_hex(0xFFCC00), 1.f);
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/round.png", tmpdir());
+    ck_assert_msg(rd_png_write(&c, path, err, sizeof err) == 0, "%s", err);
+    int w, h, n;
+    unsigned char *data = stbi_load(path, &w, &h, &n, 3);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(w, 37);
+    ck_assert_int_eq(h, 23);
+    ck_assert_int_eq(memcmp(data, c.px, (size_t)w * h * 3), 0);
+    stbi_image_free(data);
+    /* no temporary file is left beside it */
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+    remove(path);
+    /* a folder that does not exist: an error naming the path */
+    ck_assert_int_ne(rd_png_write(&c, "/nonexistent-dir/x.png", err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/x.png"));
+    rd_canvas_free(&c);
+}
+END_TEST
+
+/* ---- geometry ------------------------------------------------------------------------------ */
+
+START_TEST(geometry_matches_rules_diagram) {
+    for (int k = 0; k < 3; k++) {
+        const zz_board *b = zz_board_get((zz_board_kind)k);
+        rd_geom g;
+        rd_geom_fit(&g, b, true, 0, 0, 1000, 1000);
+        float u = g.unit;
+        /* each column vertical, row 1 at the bottom, one unit between rows */
+        for (int c = 0; c < b->ncols; c++)
+            for (int r = 2; r <= b->n_in_col[c]; r++) {
+                float x1, y1, x2, y2;
+                rd_geom_cell(&g, b->at[c][r - 1], &x1, &y1);
+                rd_geom_cell(&g, b->at[c][r], &x2, &y2);
+                ck_assert(fabsf(x1 - x2) < 1e-3f);
+                ck_assert(fabsf((y1 - y2) - u) < 1e-3f);
+            }
+        /* columns a.. from left to right; every neighbour (per the rules) one unit away */
+        for (int i = 0; i < b->ncells; i++) {
+            int cell = b->cells[i];
+            float x, y;
+            rd_geom_cell(&g, cell, &x, &y);
+            ck_assert(x > 0 && x < 1000 && y > 0 && y < 1000);
+            int nb;
+            ZZ_FOR_EACH_BIT(nb, zz_neighbours(zz_bit(cell)) & b->mask) {
+                float x2, y2;
+                rd_geom_cell(&g, nb, &x2, &y2);
+                ck_assert_msg(fabsf(hypotf(x2 - x, y2 - y) - u) < 1e-2f, "board %d cell %d", k, cell);
+            }
+        }
+    }
+    /* 37 rings: d7 straight above d1; a4 and g4 level; a1 half a ring below b1... (RULES.md §3) */
+    rd_geom g;
+    rd_geom_fit(&g, zz_board_get(ZZ_B37), false, 0, 0, 700, 700);
+    float xd1, yd1, xd7, yd7, xa4, ya4, xg4, yg4, xa1, ya1, xb1, yb1;
+    rd_geom_cell(&g, cell_of(ZZ_B37, "d1"), &xd1, &yd1);
+    rd_geom_cell(&g, cell_of(ZZ_B37, "d7"), &xd7, &yd7);
+    rd_geom_cell(&g, cell_of(ZZ_B37, "a4"), &xa4, &ya4);
+    rd_geom_cell(&g, cell_of(ZZ_B37, "g4"), &xg4, &yg4);
+    rd_geom_cell(&g, cell_of(ZZ_B37, "a1"), &xa1, &ya1);
+    rd_geom_cell(&g, cell_of(ZZ_B37, "b1"), &xb1, &yb1);
+    ck_assert(fabsf(xd1 - xd7) < 1e-3f && yd7 < yd1);
+    ck_assert(fabsf(ya4 - yg4) < 1e-3f && xa4 < xg4);
+    ck_assert(xa1 < xb1 && ya1 < yb1);                  /* a1 is above b1 (y grows downwards) */
+    ck_assert(fabsf((yd1 - yd7) - 6 * g.unit) < 1e-2f);
+}
+END_TEST
+
+/* ---- a known position ---------------------------------------------------------------------- */
+
+START_TEST(position_known_pixels) {
+    /* grey on f1 (removing c1), black on e3 (removing b5), white on d1 (removing f5) */
+    zz_game g;
+    load("Gf1,c1; Be3,b5; Wd1,f5", 37, &g);
+    rd_scene s;
+    char err[256];
+    ck_assert_int_eq(rd_scene_from_game(&g, -1, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.turn, 3);
+    rd_style st;
+    rd_style_default(&st);
+    st.width = 900;
+    rd_canvas c;
+    ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+    int w, h;
+    rd_position_size(ZZ_B37, &st, &w, &h);
+    ck_assert_int_eq(c.w, 900);
+    ck_assert_int_eq(c.w, w);
+    ck_assert_int_eq(c.h, h);
+    ck_assert(c.h > 500 && c.h < 1200);
+
+    const rd_theme *t = rd_theme_of(&st);
+    rd_geom geo;
+    rd_position_geom(ZZ_B37, &st, &geo);
+    float u = geo.unit, x, y;
+    ck_assert(u > 40);
+    /* the white marble's colour at the centre of d1: light and neutral */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "d1"), &x, &y);
+    rd_rgb wc = px(&c, x, y);
+    ck_assert_msg(wc.r > 200 && wc.g > 200 && wc.b > 195, "d1 centre %d,%d,%d", wc.r, wc.g, wc.b);
+    ck_assert(abs(wc.r - wc.b) < 25 && abs(wc.r - wc.g) < 25);
+    /* grey on f1 in between, black on e3 dark */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "f1"), &x, &y);
+    rd_rgb gc = px(&c, x, y);
+    ck_assert_msg(gc.r > 90 && gc.r < 190 && abs(gc.r - gc.b) < 30, "f1 centre %d,%d,%d", gc.r, gc.g, gc.b);
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "e3"), &x, &y);
+    rd_rgb bc = px(&c, x, y);
+    ck_assert_msg(bc.r < 70 && bc.g < 70 && bc.b < 70, "e3 centre %d,%d,%d", bc.r, bc.g, bc.b);
+    /* a vacant ring: background in the hole, ring colour on the ring */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "a4"), &x, &y);
+    float mid = (RD_RING_IN + RD_RING_OUT) / 2 * u;
+    ck_assert(same(px(&c, x, y), t->bg));
+    ck_assert_int_gt(diff(px(&c, x + mid, y), t->bg), 30);
+    /* rings removed in earlier turns (c1, b5) are gone: background on the ring's radius too */
+    const char *gone[] = { "c1", "b5" };
+    for (int i = 0; i < 2; i++) {
+        rd_geom_cell(&geo, cell_of(ZZ_B37, gone[i]), &x, &y);
+        for (int a = 0; a < 8; a++) {
+            float ang = (float)M_PI / 4 * a;
+            rd_rgb q = px(&c, x + mid * cosf(ang), y + mid * sinf(ang));
+            ck_assert_msg(diff(q, t->bg) <= 6, "%s: ring pixel %d,%d,%d", gone[i], q.r, q.g, q.b);
+        }
+        ck_assert(same(px(&c, x, y), t->bg));
+    }
+    /* the ring removed by the marked turn (f5) is only a faint ghost, not a ring */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "f5"), &x, &y);
+    rd_rgb ghost = px(&c, x + mid, y);
+    ck_assert_int_lt(diff(ghost, t->bg), diff(px(&c, x + mid, y + u), t->bg));
+    /* the placed marble of the last turn has the accent ring around it */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "d1"), &x, &y);
+    float halo = (RD_MARBLE + 0.035f) * u + fmaxf(0.7f, 0.026f * u);
+    ck_assert_int_lt(diff(px(&c, x, y - halo), t->accent), 40);
+    rd_canvas_free(&c);
+
+    /* coordinates off: no ink where the column letter 'a' stands */
+    rd_style st2 = st;
+    st2.coords = false;
+    ck_assert_int_eq(rd_draw_position(&s, &st2, &c, err, sizeof err), 0);
+    rd_position_geom(ZZ_B37, &st2, &geo);
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "a1"), &x, &y);
+    for (int dy = -6; dy <= 6; dy++)
+        for (int dx = -6; dx <= 6; dx++)
+            ck_assert(same(px(&c, x + dx, y + 0.8f * geo.unit + dy), t->bg));
+    rd_canvas_free(&c);
+    /* ... and with them, ink there */
+    ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+    rd_position_geom(ZZ_B37, &st, &geo);
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "a1"), &x, &y);
+    int ink = 0;
+    for (int dy = -6; dy <= 6; dy++)
+        for (int dx = -6; dx <= 6; dx++) ink += diff(px(&c, x + dx, y + 0.8f * geo.unit + dy), t->bg) > 60;
+    ck_assert_int_gt(ink, 5);
+    rd_canvas_free(&c);
+
+    /* dark theme */
+    st.dark = true;
+    ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+    ck_assert(same(rd_get(&c, 1, 1), rd_theme_of(&st)->bg));
+    ck_assert(!same(rd_theme_of(&st)->bg, t->bg));
+    rd_canvas_free(&c);
+    /* the start position (turn 0) and a turn out of range */
+    ck_assert_int_eq(rd_scene_from_game(&g, 0, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.nlast, 0);
+    ck_assert_int_ne(rd_scene_from_game(&g, 4, &s, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "3 turns"));
+    zz_game_free(&g);
+}
+END_TEST
+
+START_TEST(position_isolation_ghost) {
+    /* rings a1..a4 only, a white marble on a1; "Ba3,a2" isolates a1 (captured by the mover) */
+    zz_game g;
+    zz_game_init(&g, ZZ_B37);
+    zz_pos *p = &g.start;
+    p->rings = 0;
+    const char *col[] = { "a1", "a2", "a3", "a4" };
+    for (int i = 0; i < 4; i++) p->rings |= zz_bit(cell_of(ZZ_B37, col[i]));
+    p->marble[ZZ_WHITE] = zz_bit(cell_of(ZZ_B37, "a1"));
+    p->pool[ZZ_WHITE]--;
+    ck_assert_ptr_null(zz_pos_validate(p));
+    g.final = *p;
+    zz_move m[ZZ_MAX_CHAIN];
+    char err[256];
+    int n = zz_turn_from_text(&g.final, "Ba3,a2", m, NULL, err, sizeof err);
+    ck_assert_msg(n == 1, "%s", err);
+    ck_assert_int_eq(zz_game_add_turn(&g, m, n, err, sizeof err), 0);
+    ck_assert_str_eq(g.turns[0].text, "Ba3,a2 x Wa1");
+    ck_assert(!zz_has(g.final.rings, cell_of(ZZ_B37, "a1")));
+
+    rd_scene s;
+    ck_assert_int_eq(rd_scene_from_game(&g, 1, &s, err, sizeof err), 0);
+    rd_marks mk;
+    rd_scene_marks(&s, &mk);
+    ck_assert(mk.isolated[ZZ_WHITE] == zz_bit(cell_of(ZZ_B37, "a1")));
+    ck_assert_int_eq(mk.removed, cell_of(ZZ_B37, "a2"));
+    rd_style st;
+    rd_style_default(&st);
+    rd_canvas c;
+    ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+    rd_geom geo;
+    rd_position_geom(ZZ_B37, &st, &geo);
+    const rd_theme *t = rd_theme_of(&st);
+    float x, y;
+    /* the captured marble is drawn where it stood, faded: neither background nor a full marble */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "a1"), &x, &y);
+    rd_rgb ghost = px(&c, x, y);
+    ck_assert_int_gt(diff(ghost, t->bg), 8);
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "a3"), &x, &y);
+    rd_rgb full = px(&c, x, y);                          /* the black marble just placed */
+    ck_assert_int_lt(full.r, 70);
+    /* a ring that was never there (b2) is plain background */
+    rd_geom_cell(&geo, cell_of(ZZ_B37, "b2"), &x, &y);
+    ck_assert(same(px(&c, x, y), t->bg));
+    rd_canvas_free(&c);
+    zz_game_free(&g);
+}
+END_TEST
+
+/* ---- sequences ----------------------------------------------------------------------------- */
+
+static const char *GAME7 = "Wd5,g3; Wb1,d7; Bc5,a3; x c5We4; Gc2,d1; x b1Gd3; Bb5,c1";
+
+START_TEST(sequence_has_one_panel_per_turn) {
+    zz_game g;
+    load(GAME7, 37, &g);
+    ck_assert_int_eq(g.nturns, 7);
+    rd_style st;
+    rd_style_default(&st);
+    st.width = 200;
+    const rd_theme *t = rd_theme_of(&st);
+    char err[256];
+    const int ranges[][2] = { { 1, 7 }, { 3, 5 }, { 0, 7 }, { 6, 6 } };
+    for (int i = 0; i < 4; i++) {
+        int first = ranges[i][0], last = ranges[i][1], want = last - first + 1;
+        rd_sheet L;
+        ck_assert_int_eq(rd_sequence_layout(&g, first, last, &st, &L, err, sizeof err), 0);
+        ck_assert_int_eq(L.npanels, want);
+        rd_canvas c;
+        ck_assert_msg(rd_draw_sequence(&g, first, last, &st, &c, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(c.w, L.w);
+        ck_assert_int_eq(c.h, L.h);
+        ck_assert_int_eq(count_regions(&c, t->panel, 200 * 200 / 5), want);
+        rd_canvas_free(&c);
+    }
+    /* fixed columns */
+    st.columns = 2;
+    rd_sheet L;
+    ck_assert_int_eq(rd_sequence_layout(&g, 1, 7, &st, &L, err, sizeof err), 0);
+    ck_assert_int_eq(L.cols, 2);
+    ck_assert_int_eq(L.rows, 4);
+    /* bad ranges */
+    ck_assert_int_ne(rd_sequence_layout(&g, 5, 9, &st, &L, err, sizeof err), 0);
+    ck_assert_int_ne(rd_sequence_layout(&g, 5, 4, &st, &L, err, sizeof err), 0);
+    int a, b;
+    ck_assert_int_eq(rd_parse_range("2-5", 7, &a, &b, err, sizeof err), 0);
+    ck_assert(a == 2 && b == 5);
+    ck_assert_int_eq(rd_parse_range("4-", 7, &a, &b, err, sizeof err), 0);
+    ck_assert(a == 4 && b == 7);
+    ck_assert_int_eq(rd_parse_range("-3", 7, &a, &b, err, sizeof err), 0);
+    ck_assert(a == 1 && b == 3);
+    ck_assert_int_ne(rd_parse_range("3-9", 7, &a, &b, err, sizeof err), 0);
+    ck_assert_int_ne(rd_parse_range("x", 7, &a, &b, err, sizeof err), 0);
+    zz_game_free(&g);
+}
+END_TEST
+
+/* ---- heat-maps ----------------------------------------------------------------------------- */
+
+START_TEST(heat_collect_shares) {
+    zz_board_kind k = ZZ_B37;
+    zz_move mv[4] = {
+        zz_move_place(ZZ_WHITE, cell_of(k, "d4"), cell_of(k, "a1")),
+        zz_move_place(ZZ_BLACK, cell_of(k, "d4"), cell_of(k, "g1")),
+        zz_move_place(ZZ_GREY, cell_of(k, "c3"), cell_of(k, "a1")),
+        zz_move_place(ZZ_GREY, cell_of(k, "c2"), cell_of(k, "a1")),
+    };
+    int vis[4] = { 50, 30, 20, 0 };
+    rd_heat h;
+    rd_heat_collect(mv, vis, 4, &h);
+    ck_assert_int_eq(h.total, 100);
+    ck_assert_int_eq(h.best, 0);
+    ck_assert(!h.jumps && h.any_removal);
+    ck_assert(fabsf(h.place[cell_of(k, "d4")] - 0.8f) < 1e-6f);
+    ck_assert(fabsf(h.place[cell_of(k, "c3")] - 0.2f) < 1e-6f);
+    ck_assert(h.place[cell_of(k, "c2")] == 0.f);
+    ck_assert(fabsf(h.remove[cell_of(k, "a1")] - 0.7f) < 1e-6f);
+    ck_assert(fabsf(h.remove[cell_of(k, "g1")] - 0.3f) < 1e-6f);
+    ck_assert(fabsf(h.colour[ZZ_WHITE] - 0.5f) < 1e-6f && fabsf(h.colour[ZZ_GREY] - 0.2f) < 1e-6f);
+    float sp = 0, sr = 0;
+    for (int i = 0; i < ZZ_NCELLS; i++) { sp += h.place[i]; sr += h.remove[i]; }
+    ck_assert(fabsf(sp - 1) < 1e-5f && fabsf(sr - 1) < 1e-5f);
+    zz_move jm[2] = { zz_move_jump(cell_of(k, "c3"), cell_of(k, "e4")), zz_move_jump(cell_of(k, "c3"), cell_of(k, "c5")) };
+    int jv[2] = { 3, 1 };
+    rd_heat_collect(jm, jv, 2, &h);
+    ck_assert(h.jumps);
+    ck_assert(fabsf(h.from[cell_of(k, "c3")] - 1.f) < 1e-6f);
+    ck_assert(fabsf(h.to[cell_of(k, "e4")] - 0.75f) < 1e-6f);
+}
+END_TEST
+
+START_TEST(heat_draw_colours_cells) {
+    zz_game g;
+    load("Wd4,g1", 37, &g);
+    rd_scene s;
+    char err[256];
+    ck_assert_int_eq(rd_scene_from_game(&g, -1, &s, err, sizeof err), 0);
+    zz_board_kind k = ZZ_B37;
+    zz_move mv[3] = {
+        zz_move_place(ZZ_BLACK, cell_of(k, "c3"), cell_of(k, "a1")),
+        zz_move_place(ZZ_GREY, cell_of(k, "c3"), cell_of(k, "a1")),
+        zz_move_place(ZZ_WHITE, cell_of(k, "e2"), cell_of(k, "f1")),
+    };
+    int vis[3] = { 600, 300, 100 };
+    rd_style st;
+    rd_style_default(&st);
+    rd_canvas c;
+    ck_assert_msg(rd_draw_heatmap(&s, mv, vis, 3, "test", &st, &c, err, sizeof err) == 0, "%s", err);
+    rd_geom geo[3];
+    int w, h;
+    rd_heat_layout(k, &st, geo, &w, &h);
+    ck_assert_int_eq(c.w, w);
+    ck_assert_int_eq(c.h, h);
+    ck_assert_int_eq(c.w, RD_HEAT_WIDTH);
+    const rd_theme *t = rd_theme_of(&st);
+    float x, y, u = geo[1].unit;
+    /* c3 took 90% of the placements (the most of any cell): the top of the colour ramp */
+    rd_geom_cell(&geo[1], cell_of(k, "c3"), &x, &y);
+    ck_assert(same(px(&c, x, y - 0.33f * u), t->heat[4]));
+    /* e2 took 10%: a lower colour of the ramp; b4 none */
+    rd_geom_cell(&geo[1], cell_of(k, "e2"), &x, &y);
+    rd_rgb e2 = px(&c, x, y - 0.33f * u);
+    ck_assert(same(e2, rd_heat_colour(t, sqrtf(0.1f / 0.9f))));
+    rd_geom_cell(&geo[1], cell_of(k, "b4"), &x, &y);
+    ck_assert(same(px(&c, x, y - 0.33f * u), t->heat_none));
+    /* removals: a1 90% (top colour), f1 10%; g1 (removed earlier) is background */
+    rd_geom_cell(&geo[2], cell_of(k, "a1"), &x, &y);
+    ck_assert(same(px(&c, x, y - 0.33f * u), t->heat[4]));
+    rd_geom_cell(&geo[2], cell_of(k, "g1"), &x, &y);
+    ck_assert(same(px(&c, x, y), t->bg));
+    rd_canvas_free(&c);
+    /* a move that is not legal in the position, and no visits at all: clear errors */
+    zz_move bad = zz_move_place(ZZ_WHITE, cell_of(k, "d4"), cell_of(k, "a1"));
+    ck_assert_int_ne(rd_draw_heatmap(&s, &bad, vis, 1, "", &st, &c, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "not legal"));
+    int zero[3] = { 0, 0, 0 };
+    ck_assert_int_ne(rd_draw_heatmap(&s, mv, zero, 3, "", &st, &c, err, sizeof err), 0);
+    zz_game_free(&g);
+}
+END_TEST
+
+START_TEST(heat_from_uct_search) {
+#ifdef HAVE_UCT
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_uct_config cfg;
+    mcts_uct_config_default(&cfg);
+    cfg.seed = 7;
+    cfg.threads = 1;
+    zz_move *mv = malloc(ZZ_MAX_MOVES * sizeof *mv);
+    int *vis = malloc(ZZ_MAX_MOVES * sizeof *vis);
+    ck_assert(mv && vis);
+    int n = mcts_uct_analyse(&p, &cfg, 300, mv, vis, ZZ_MAX_MOVES);
+    ck_assert_int_gt(n, 0);
+    rd_scene s;
+    rd_scene_from_pos(&p, "opening", &s);
+    rd_style st;
+    rd_style_default(&st);
+    st.width = 600;
+    rd_canvas c;
+    char err[256];
+    ck_assert_msg(rd_draw_heatmap(&s, mv, vis, n, "UCT", &st, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.w, 600);
+    rd_canvas_free(&c);
+    free(mv);
+    free(vis);
+#else
+    fprintf(stderr, "test_render: SKIPPED heat_from_uct_search: src/mcts/uct.h is not in this tree\n");
+#endif
+}
+END_TEST
+
+/* ---- input --------------------------------------------------------------------------------- */
+
+START_TEST(input_splits_turns) {
+    char **t, err[256];
+    int n = rd_split_turns("# a comment\n1. Wd4,d1 2. Bd7,b2 x Wa1Wa2\nx d1Gd3Wd5; Gc3 ;xd2We3\n"
+                           "Wa1, b2   x b5Bd7\n", &t, err, sizeof err);
+    ck_assert_int_eq(n, 7);
+    ck_assert_str_eq(t[0], "Wd4,d1");
+    ck_assert_str_eq(t[1], "Bd7,b2 x Wa1Wa2");
+    ck_assert_str_eq(t[2], "x d1Gd3Wd5");
+    ck_assert_str_eq(t[3], "Gc3");
+    ck_assert_str_eq(t[4], "x d2We3");
+    ck_assert_str_eq(t[5], "Wa1,b2");
+    ck_assert_str_eq(t[6], "x b5Bd7");
+    rd_free_turns(t, n);
+    n = rd_split_turns("Wa1,b2 x b5Bd7 12.Gc3 13)xd2We3", &t, err, sizeof err);
+    ck_assert_int_eq(n, 4);
+    ck_assert_str_eq(t[1], "x b5Bd7");
+    ck_assert_str_eq(t[2], "Gc3");
+    ck_assert_str_eq(t[3], "x d2We3");
+    rd_free_turns(t, n);
+    n = rd_split_turns("", &t, err, sizeof err);
+    ck_assert_int_eq(n, 0);
+    rd_free_turns(t, n);
+    ck_assert_int_eq(rd_split_turns("Wd4,d1 hello", &t, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "hello"));
+    ck_assert_int_eq(rd_split_turns("x Wa1", &t, err, sizeof err), -1);
+    ck_assert_int_eq(rd_split_turns("Wd4,d1 x", &t, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(input_replays_and_reports) {
+    zz_game g;
+    char err[512];
+    /* separators of every kind give the same game */
+    load(GAME7, 37, &g);
+    zz_game g2;
+    load("Wd5,g3\nWb1,d7\n1. Bc5,a3 x c5We4 Gc2,d1\n  x b1Gd3\n# end\nBb5,c1 ; ", 0, &g2);
+    ck_assert_int_eq(g2.nturns, 7);
+    ck_assert_int_eq(g2.board, ZZ_B37);
+    ck_assert(zz_pos_equal(&g.final, &g2.final));
+    zz_game_free(&g2);
+    /* a chain written as separate jumps is one turn */
+    ck_assert_msg(rd_load_notation("Wd5,g3; Wb1,d7; Bc5,a3; x c5We4; Gc2,d1; x b1Gd3; Bb5,c1; Wd4,f5; "
+                                   "x d3Wd5; x d5Bf3", 37, &g2, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(g2.nturns, 9);
+    ck_assert_str_eq(g2.turns[8].text, "x d3Wd5Bf3");
+    zz_game_free(&g2);
+    zz_game_free(&g);
+    /* board detection: h2 exists on 48 and 61 rings only */
+    load("Wd4,h2", 0, &g);
+    ck_assert_int_eq(g.board, ZZ_B48);
+    zz_game_free(&g);
+    load("Wd4,i1", 0, &g);
+    ck_assert_int_eq(g.board, ZZ_B61);
+    zz_game_free(&g);
+    /* an illegal move names its turn */
+    ck_assert_int_ne(rd_load_notation("Wd4,g1; Gc3,a1; Wd4,b1", 37, &g, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "turn 3") != NULL, "%s", err);
+    zz_game_free(&g);
+    ck_assert_int_ne(rd_load_notation("Wd4,g1; Gq3,a1", 0, &g, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "turn 2") != NULL, "%s", err);
+    zz_game_free(&g);
+    ck_assert_int_ne(rd_load_notation("Wd4,g1", 50, &g, err, sizeof err), 0);
+    zz_game_free(&g);
+    /* files: missing, a folder, notation, SGF */
+    ck_assert_int_ne(rd_load_file("/nonexistent/game.sgf", 0, &g, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/game.sgf"));
+    zz_game_free(&g);
+    ck_assert_int_ne(rd_load_file("/tmp", 0, &g, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "directory"));
+    zz_game_free(&g);
+    char path[512];
+    snprintf(path, sizeof path, "%s/game.txt", tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# test game\nWd4,g1\nGc3,a1 # second\n", f);
+    fclose(f);
+    ck_assert_msg(rd_load_file(path, 0, &g, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(g.nturns, 2);
+    zz_game_free(&g);
+    remove(path);
+}
+END_TEST
+
+/* ---- the tool ------------------------------------------------------------------------------ */
+
+static char tool[512];
+
+static bool have_tool(void) {
+    const char *d = getenv("ZZ_TOOLDIR");
+    snprintf(tool, sizeof tool, "%s/render", d && *d ? d : "tools");
+    if (access(tool, X_OK) == 0) return true;
+    fprintf(stderr, "test_render: SKIPPED tool tests: %s is not built\n", tool);
+    return false;
+}
+
+/* Run the tool with args; returns its exit status and its stderr in errout. */
+static int run_tool(const char *args, char *errout, size_t n) {
+    char cmd[4096], errf[600];
+    snprintf(errf, sizeof errf, "%s/stderr.txt", tmpdir());
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s", tool, args, errf);
+    int st = system(cmd);
+    errout[0] = 0;
+    FILE *f = fopen(errf, "r");
+    if (f) { size_t k = fread(errout, 1, n - 1, f); errout[k] = 0; fclose(f); }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+START_TEST(tool_errors_and_output) {
+    if (!have_tool()) return;
+    char e[2048], args[2048], out[512];
+    snprintf(out, sizeof out, "%s/out.png", tmpdir());
+    /* an unknown file */
+    snprintf(args, sizeof args, "/nonexistent/x.sgf -o %s", out);
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(starts(e, "zertz: /nonexistent/x.sgf: "), "%s", e);
+    /* an illegal move, with its turn */
+    snprintf(args, sizeof args, "-m 'Wd4,g1; Gd4,a1' -o %s", out);
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(starts(e, "zertz: ") && strstr(e, "turn 2"), "%s", e);
+    /* bad options */
+    snprintf(args, sizeof args, "-m Wd4,g1 --size 5 -o %s", out);
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(starts(e, "zertz: --size: "), "%s", e);
+    ck_assert_int_ne(run_tool("-m Wd4,g1 --bogus", e, sizeof e), 0);
+    ck_assert_msg(starts(e, "zertz: "), "%s", e);
+    ck_assert_int_ne(run_tool("-m Wd4,g1", e, sizeof e), 0);           /* no -o */
+    snprintf(args, sizeof args, "-m Wd4,g1 -t 5 -o %s", out);
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(strstr(e, "out of range"), "%s", e);
+    snprintf(args, sizeof args, "-m Wd4,g1 -o /nonexistent/dir/out.png");
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(starts(e, "zertz: /nonexistent/dir/out.png: "), "%s", e);
+    ck_assert_int_eq(run_tool("--help", e, sizeof e), 0);
+    /* a picture: the size asked for */
+    snprintf(args, sizeof args, "-m 'Wd4,g1; Gc3,a1' --size 500 --theme dark -o %s", out);
+    ck_assert_msg(run_tool(args, e, sizeof e) == 0, "%s", e);
+    int w, h, n;
+    unsigned char *d = stbi_load(out, &w, &h, &n, 3);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(w, 500);
+    stbi_image_free(d);
+    /* a sequence */
+    snprintf(args, sizeof args, "-m '%s' --sequence 2-5 --size 150 --cols 4 -o %s", GAME7, out);
+    ck_assert_msg(run_tool(args, e, sizeof e) == 0, "%s", e);
+    d = stbi_load(out, &w, &h, &n, 3);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(w > 4 * 150 && w < 5 * 150);
+    stbi_image_free(d);
+    /* a heat-map from a visits file */
+    char vpath[512];
+    snprintf(vpath, sizeof vpath, "%s/visits.txt", tmpdir());
+    FILE *f = fopen(vpath, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# move visits\nGc3,a1 70\nBe2,b1 30\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "-m Wd4,g1 --visits %s -o %s", vpath, out);
+    ck_assert_msg(run_tool(args, e, sizeof e) == 0, "%s", e);
+    f = fopen(vpath, "w");
+    fputs("Gd4,a1 70\n", f);                                     /* d4 is taken */
+    fclose(f);
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(strstr(e, "line 1"), "%s", e);
+#ifdef HAVE_UCT
+    snprintf(args, sizeof args, "-m Wd4,g1 --heatmap 200 --size 500 -o %s", out);
+    ck_assert_msg(run_tool(args, e, sizeof e) == 0, "%s", e);
+#endif
+    remove(vpath);
+    remove(out);
+}
+END_TEST
+
+/* ---- the archive --------------------------------------------------------------------------- */
+
+START_TEST(archive_games_render) {
+    const char *dir = archive_dir();
+    if (!dir) {
+        fprintf(stderr, "test_render: SKIPPED archive_games_render: no archive at $ZZ_BOARDSPACE_DIR or "
+                        "../shared/boardspace\n");
+        return;
+    }
+    const char *sub[] = { "sgf/37", "sgf/48", "sgf/61", "sgf/48-handicap", "sgf/xx-custom" };
+    const int per[] = { 14, 10, 10, 2, 2 };
+    rd_style st;
+    rd_style_default(&st);
+    st.width = 360;
+    int rendered = 0, refused = 0;
+    for (int k = 0; k < 5; k++) {
+        char path[1024], err[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, sub[k]);
+        zz_file_list l = { 0 };
+        if (zz_file_list_add(&l, path, err, sizeof err) != 0 || l.n == 0) {
+            fprintf(stderr, "test_render: %s: no games (%s)\n", path, err);
+            zz_file_list_free(&l);
+            continue;
+        }
+        for (int i = 0; i < per[k] && i < l.n; i++) {
+            const char *f = l.paths[(size_t)i * l.n / per[k]];
+            zz_game g;
+            if (rd_load_file(f, 0, &g, err, sizeof err) != 0) {
+                /* a record we cannot replay is refused with a message naming it, never a crash */
+                ck_assert_msg(strstr(err, f) != NULL, "%s", err);
+                refused++;
+                zz_game_free(&g);
+                continue;
+            }
+            rd_scene s;
+            rd_canvas c;
+            ck_assert_msg(rd_scene_from_game(&g, -1, &s, err, sizeof err) == 0, "%s: %s", f, err);
+            ck_assert_msg(rd_draw_position(&s, &st, &c, err, sizeof err) == 0, "%s: %s", f, err);
+            rd_canvas_free(&c);
+            if (g.nturns > 0) {
+                int last = g.nturns < 6 ? g.nturns : 6;
+                rd_style sq = st;
+                sq.width = 100;
+                ck_assert_msg(rd_draw_sequence(&g, 1, last, &sq, &c, err, sizeof err) == 0, "%s: %s", f, err);
+                rd_canvas_free(&c);
+            }
+            rendered++;
+            zz_game_free(&g);
+        }
+        zz_file_list_free(&l);
+    }
+    fprintf(stderr, "test_render: archive: %d games rendered, %d refused by the reader\n", rendered, refused);
+    ck_assert_int_ge(rendered, 20);
+    /* the game kept only in notation */
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/notation/T-Z11-Alex504-bluedog-2025-10-29-1136.from-hiive-svg.txt", dir);
+    if (access(path, R_OK) == 0) {
+        zz_game g;
+        ck_assert_msg(rd_load_file(path, 0, &g, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(g.board, ZZ_B48);
+        ck_assert_int_eq(g.nturns, 26);
+        rd_canvas c;
+        ck_assert_msg(rd_draw_sequence(&g, 1, g.nturns, &st, &c, err, sizeof err) == 0, "%s", err);
+        rd_canvas_free(&c);
+        zz_game_free(&g);
+    }
+}
+END_TEST
+
+static Suite *render_suite(void) {
+    Suite *s = suite_create("render");
+    TCase *t = tcase_create("raster");
+    tcase_add_test(t, raster_circle_exact_inside_untouched_outside);
+    tcase_add_test(t, raster_stroke_is_a_union);
+    tcase_add_test(t, raster_sphere_shading);
+    tcase_add_test(t, font_ink_stays_in_its_box);
+    tcase_add_test(t, png_round_trip_and_errors);
+    suite_add_tcase(s, t);
+    t = tcase_create("pictures");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, geometry_matches_rules_diagram);
+    tcase_add_test(t, position_known_pixels);
+    tcase_add_test(t, position_isolation_ghost);
+    tcase_add_test(t, sequence_has_one_panel_per_turn);
+    tcase_add_test(t, heat_collect_shares);
+    tcase_add_test(t, heat_draw_colours_cells);
+    tcase_add_test(t, heat_from_uct_search);
+    suite_add_tcase(s, t);
+    t = tcase_create("input");
+    tcase_add_test(t, input_splits_turns);
+    tcase_add_test(t, input_replays_and_reports);
+    suite_add_tcase(s, t);
+    t = tcase_create("tool");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, tool_errors_and_output);
+    suite_add_tcase(s, t);
+    t = tcase_create("archive");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, archive_games_render);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) {
+    SRunner *r = srunner_create(render_suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    rmdir(tmpdir());
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
