@@ -1,0 +1,293 @@
+/* bench_nn.c — CPU network throughput: the hex convolution alone (GFLOP/s against the machine's
+ * peak for the instruction set in use), then the default 37-ring network's inference forward
+ * (folded), training forward, and forward+backward, in samples/s at batch 1, 64 and 256.
+ *
+ *   tools/bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S]
+ *
+ * Runs the table on 1 thread, then on all OpenMP threads.  Peak: measured, as the FLOPs per
+ * CPU-second of a loop of independent FMAs at the kernels' vector width on one thread (the most a
+ * core does), printed beside the nominal clock (/proc/cpuinfo) × 2 FMA ports × lanes × 2.  Each row
+ * gives wall-clock samples/s and GFLOP/s, and the FLOPs per CPU-second of the process against the
+ * per-core peak: the kernels' efficiency, which stays meaningful on cores shared with other jobs.
+ * FLOPs count a multiply-add as 2 and every hex convolution as 7 taps per cell (the off-board taps
+ * included: what the kernel computes). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nn/infer.h"
+#include "nn/train.h"
+#include "nn/ops.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BENCH_X86 1
+#endif
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double cpu_now(void)     /* CPU seconds of the whole process (all threads) */
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* ---- peak ---------------------------------------------------------------------------------- */
+#ifdef BENCH_X86
+__attribute__((target("avx512f,fma"))) static float fma_loop_512(long n)
+{
+    __m512 a[24], b = _mm512_set1_ps(1.0000001f), c = _mm512_set1_ps(1e-7f);
+    for (int i = 0; i < 24; i++) a[i] = _mm512_set1_ps((float)i);
+    for (long k = 0; k < n; k++)
+        _Pragma("GCC unroll 24") for (int i = 0; i < 24; i++) a[i] = _mm512_fmadd_ps(a[i], b, c);
+    __m512 s = a[0];
+    for (int i = 1; i < 24; i++) s = _mm512_add_ps(s, a[i]);
+    return _mm512_reduce_add_ps(s);
+}
+__attribute__((target("avx2,fma"))) static float fma_loop_256(long n)
+{
+    __m256 a[12], b = _mm256_set1_ps(1.0000001f), c = _mm256_set1_ps(1e-7f);
+    for (int i = 0; i < 12; i++) a[i] = _mm256_set1_ps((float)i);
+    for (long k = 0; k < n; k++)
+        _Pragma("GCC unroll 12") for (int i = 0; i < 12; i++) a[i] = _mm256_fmadd_ps(a[i], b, c);
+    __m256 s = a[0];
+    for (int i = 1; i < 12; i++) s = _mm256_add_ps(s, a[i]);
+    float o[8];
+    _mm256_storeu_ps(o, s);
+    return o[0];
+}
+#endif
+
+/* FLOP/s of independent FMAs on every thread at the kernels' vector width (0 when no kernels). */
+static double measured_peak(const char *isa, double *per_core)
+{
+    double total = 0;
+    *per_core = 0;
+#ifdef BENCH_X86
+    int wide = !strcmp(isa, "avx512");
+    if (!wide && strcmp(isa, "avx2")) return 0;
+    long n = 20000000;
+    double best = 0;
+    for (int rep = 0; rep < 2; rep++) {
+        double t0 = now();
+        volatile float sink = 0;
+        NN_OMP(parallel)
+        {
+            float r = wide ? fma_loop_512(n) : fma_loop_256(2 * n);
+            NN_OMP(atomic)
+            sink += r;
+        }
+        double dt = now() - t0, flops = (double)threads() * (wide ? 24.0 * 16 * 2 * n : 12.0 * 8 * 2 * 2 * n);
+        if (flops / dt > best) best = flops / dt;
+        (void)sink;
+    }
+    total = best;
+    double t0 = cpu_now();
+    volatile float s1 = wide ? fma_loop_512(n) : fma_loop_256(2 * n);
+    (void)s1;
+    *per_core = (wide ? 24.0 * 16 * 2 * n : 12.0 * 8 * 2 * 2 * n) / (cpu_now() - t0);   /* per CPU-second */
+#else
+    (void)isa;
+#endif
+    return total;
+}
+
+static double cpu_mhz(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    double mhz = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "cpu MHz", 7)) { const char *c = strchr(line, ':'); if (c) mhz = atof(c + 1); break; }
+    if (f) fclose(f);
+    return mhz;
+}
+
+/* ---- timing helper: run f until `seconds` pass (at least 3 times); wall and CPU seconds per call.
+ * CPU time counts only the time the threads ran (spin-waits included), so FLOPs per CPU-second
+ * against the per-core peak is the kernels' efficiency even when other jobs share the cores. ---- */
+typedef void (*bench_fn)(void *ctx);
+static double time_it(bench_fn f, void *ctx, double seconds, double *cpu)
+{
+    f(ctx);                                     /* warm up (allocations, caches) */
+    int n = 0;
+    double t0 = now(), c0 = cpu_now(), t;
+    do { f(ctx); n++; t = now() - t0; } while (t < seconds || n < 3);
+    *cpu = (cpu_now() - c0) / n;
+    return t / n;
+}
+
+typedef struct {
+    nn_model *m;
+    nn_infer *inf;
+    nn_batch *b;
+    int N;
+    float *logits, *values;
+    const nn_geom *g;
+    float *x, *y, *w, *dx, *dw;
+    int C;
+} ctx_t;
+
+static void run_infer(void *p) { ctx_t *c = p; nn_infer_forward(c->inf, c->b->x, c->N, c->logits, c->values, NULL, 0); }
+static void run_train_fwd(void *p) { ctx_t *c = p; nn_model_forward(c->m, c->b->x, c->N, true, NULL, 0); }
+static void run_fwd_bwd(void *p)
+{
+    ctx_t *c = p;
+    nn_model_forward(c->m, c->b->x, c->N, true, NULL, 0);
+    nn_model_zero_grad(c->m);
+    nn_loss(c->m, c->b, 1.0, true, NULL, NULL, 0);
+}
+static void run_conv_fwd(void *p) { ctx_t *c = p; nn_conv_forward_f(c->y, c->x, c->w, c->g, c->N, c->C, c->C); }
+static void run_conv_bwd(void *p) { ctx_t *c = p; nn_conv_backward_f(c->dx, c->dw, c->y, c->x, c->w, c->g, c->N, c->C, c->C); }
+
+/* Peak, the convolution alone and the network at batch 1, 64, 256, on threads() threads. */
+static int table(ctx_t *c, nn_sample *s, nn_batch *b, uint64_t *rng, const char *isa, double seconds)
+{
+    char err[256];
+    nn_model *m = c->m;
+    int P = m->geom.ncells;
+    double per_core, peak = measured_peak(isa, &per_core), mhz = cpu_mhz();
+    int lanes = !strcmp(isa, "avx512") ? 16 : !strcmp(isa, "avx2") ? 8 : 1;
+    double nominal = threads() * mhz * 1e6 * 2 /* FMA ports */ * lanes * 2;
+    printf("\n==== %d thread%s. Peak assumed: %.1f GFLOP/s per core = a loop of independent %s FMAs,\n"
+           "     per CPU-second of one thread (nominal: %.0f MHz x 2 FMA ports x %d lanes x 2 = %.1f);\n"
+           "     the same loop on %d thread%s just now, wall clock: %.1f GFLOP/s\n",
+           threads(), threads() > 1 ? "s" : "", per_core / 1e9, isa, mhz, lanes, nominal / threads() / 1e9,
+           threads(), threads() > 1 ? "s" : "", peak / 1e9);
+    double core_peak = per_core > 0 ? per_core : nominal / threads();
+    {
+        int N = 256, C = c->C;
+        size_t rows = (size_t)N * P;
+        c->N = N;
+        c->x = malloc(sizeof(float) * rows * C);
+        c->y = malloc(sizeof(float) * rows * C);
+        c->dx = calloc(rows * C, sizeof(float));
+        c->w = malloc(sizeof(float) * NN_TAPS * C * C);
+        c->dw = calloc((size_t)NN_TAPS * C * C, sizeof(float));
+        for (size_t i = 0; i < rows * C; i++) c->x[i] = (float)((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
+        for (size_t i = 0; i < (size_t)NN_TAPS * C * C; i++) c->w[i] = (float)((i * 40503u) % 1000) / 1000.0f - 0.5f;
+        double fl = 2.0 * rows * NN_TAPS * C * C;
+        double cf, cb, tf = time_it(run_conv_fwd, c, seconds, &cf), tb = time_it(run_conv_bwd, c, seconds, &cb);
+        printf("hex conv %d->%d, batch %d (%zu rows)      wall GFLOP/s   per CPU-s   %% of core peak\n", C, C, N, rows);
+        printf("  %-34s %10.1f %11.1f %10.1f%%\n", "forward", fl / tf / 1e9, fl / cf / 1e9, 100 * fl / cf / core_peak);
+        printf("  %-34s %10.1f %11.1f %10.1f%%\n", "backward (dx + dw)", 2 * fl / tb / 1e9, 2 * fl / cb / 1e9, 100 * 2 * fl / cb / core_peak);
+        free(c->x); free(c->y); free(c->dx); free(c->w); free(c->dw);
+    }
+    double f1 = nn_model_flops(m);
+    printf("%-6s %-26s %10s %10s %11s %8s\n", "batch", "pass", "samples/s", "GFLOP/s", "per CPU-s", "% core");
+    int batches[3] = { 1, 64, 256 };
+    for (int k = 0; k < 3; k++) {
+        int N = batches[k];
+        c->N = N;
+        if (nn_batch_build(b, &m->geom, s, N, NULL, rng, err, sizeof err)) {
+            fprintf(stderr, "zertz: bench_nn: %s\n", err);
+            return 1;
+        }
+        struct { const char *name; bench_fn f; double mult; } runs[3] = {
+            { "inference (folded, fused)", run_infer, 1 },
+            { "training forward", run_train_fwd, 1 },
+            { "forward + backward", run_fwd_bwd, 3 },
+        };
+        for (int r = 0; r < 3; r++) {
+            if (N == 1 && r > 0) continue;      /* batch statistics of one position: not a use */
+            double cpu, t = time_it(runs[r].f, c, seconds, &cpu);
+            double fl = runs[r].mult * f1 * N;
+            printf("%-6d %-26s %10.0f %10.1f %11.1f %7.1f%%\n", N, runs[r].name, N / t, fl / t / 1e9,
+                   fl / cpu / 1e9, 100 * fl / cpu / core_peak);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rings = 37, blocks = -1, channels = -1;
+    double seconds = 0.5;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gpu")) {
+            printf("bench_nn: the CPU network has no GPU path here; see the CUDA benches\n");
+            return 0;
+        } else if (!strcmp(argv[i], "--board") && i + 1 < argc) rings = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--blocks") && i + 1 < argc) blocks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--channels") && i + 1 < argc) channels = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        else {
+            fprintf(stderr, "zertz: bench_nn: unknown argument '%s'\n"
+                    "usage: bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S]\n", argv[i]);
+            return 2;
+        }
+    }
+    const zz_board *board = zz_board_for_rings(rings);
+    if (!board) { fprintf(stderr, "zertz: bench_nn: no board with %d rings\n", rings); return 2; }
+    nn_config cfg;
+    nn_config_default(&cfg, board->kind);
+    if (blocks >= 0) cfg.blocks = blocks;
+    if (channels > 0) cfg.channels = channels;
+    char err[256];
+    nn_model *m = nn_model_create(&cfg, NN_F32, 1, err, sizeof err);
+    if (!m) { fprintf(stderr, "zertz: bench_nn: %s\n", err); return 1; }
+
+    printf("command: ");
+    for (int i = 0; i < argc; i++) printf("%s%s", i ? " " : "", argv[i]);
+    printf("\n");
+    const char *isa = nn_fast_isa();
+    printf("net: %d rings, %d blocks x %d channels, policy %d, value %d/%d; %.1f MFLOP/sample forward; %zu parameters\n",
+           rings, cfg.blocks, cfg.channels, cfg.policy_channels, cfg.value_channels, cfg.value_hidden,
+           nn_model_flops(m) / 1e6, nn_model_nparams(m));
+    printf("kernels: %s\n", isa);
+
+    /* one batch of real positions, reused */
+    int P = m->geom.ncells, maxN = 256;
+    nn_sample *s = calloc((size_t)maxN, sizeof *s);
+    zz_pos *pos = calloc((size_t)maxN, sizeof *pos);
+    nn_visit *vis = calloc((size_t)maxN, sizeof *vis);
+    static zz_move mv[ZZ_MAX_MOVES];
+    uint64_t rng = 99;
+    for (int i = 0; i < maxN; i++) {
+        do {
+            zz_pos_init(&pos[i], board->kind);
+            int n = (int)zz_rand_below(&rng, 40);
+            for (int k = 0; k < n && !zz_over(&pos[i]); k++) zz_apply(&pos[i], zz_random_move(&pos[i], &rng), NULL);
+        } while (zz_over(&pos[i]));
+        int n = zz_gen_moves(&pos[i], mv);
+        vis[i] = (nn_visit){ mv[zz_rand_below(&rng, (uint32_t)n)], 1 };
+        s[i] = (nn_sample){ pos[i], &vis[i], 1, 0 };
+    }
+    nn_batch b;
+    nn_batch_init(&b);
+    ctx_t c = { .m = m, .g = &m->geom, .C = cfg.channels };
+    c.inf = nn_infer_create(m, err, sizeof err);
+    c.logits = malloc(sizeof(float) * maxN * P * NN_HEADS);
+    c.values = malloc(sizeof(float) * maxN);
+    c.b = &b;
+
+    int all = threads();
+    for (int tc = 0; tc < (all > 1 ? 2 : 1); tc++) {
+#ifdef _OPENMP
+        omp_set_num_threads(tc ? all : 1);
+#endif
+        if (table(&c, s, &b, &rng, isa, seconds)) return 1;
+    }
+    nn_infer_free(c.inf);
+    nn_batch_free(&b);
+    nn_model_free(m);
+    free(s); free(pos); free(vis); free(c.logits); free(c.values);
+    return 0;
+}
