@@ -69,7 +69,7 @@ void rd_draw_labels(rd_canvas *c, const rd_geom *g, const rd_theme *t) {
     const zz_board *b = g->b;
     float u = g->unit;
     rd_font f = { fmaxf(7.f, 0.25f * u), false, RD_ALIGN_CENTER };
-    char s[8];
+    char s[16];
     for (int col = 0; col < b->ncols; col++) {
         float x, y;
         rd_geom_cell(g, b->at[col][1], &x, &y);

@@ -1,0 +1,47 @@
+/* agent.h — players for the arena and the engine, built from a spec string:
+ *
+ *   random                     a uniformly random legal move
+ *   uct:ITERS[,opt=v...]       UCT with random rollouts (uct.h)
+ *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, or a
+ *                              network checkpoint file (src/nn, run on the CPU)
+ *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md)
+ *
+ * Options (comma-separated after the budget): threads=N seed=S time=MS reuse=0|1 win=0|1;
+ * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, vl=,
+ * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=.
+ *
+ * An agent follows one game: newgame, then every move played (by either side) through played(),
+ * and choose() whenever it is to move; it keeps its search tree between moves when it can. */
+#ifndef MCTS_AGENT_H
+#define MCTS_AGENT_H
+
+#include "puct.h"
+#include "uct.h"
+
+typedef struct mcts_agent mcts_agent;
+
+typedef struct mcts_agent_stats {
+    long moves;               /* moves chosen */
+    double seconds;           /* time spent choosing them */
+    uint64_t sims;            /* simulations (UCT iterations / PUCT playouts) */
+} mcts_agent_stats;
+
+/* Parse spec and build the agent (a cmd agent's program is started now).  threads_default
+ * applies when the spec names no threads.  NULL with a message on a bad spec. */
+mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, size_t errlen);
+void mcts_agent_free(mcts_agent *a);
+/* The spec it was built from. */
+const char *mcts_agent_name(const mcts_agent *a);
+/* Start a game at `start` with a per-game seed (fixes the agent's choices when it runs on one
+ * thread).  0, or -1 with a message. */
+int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *err, size_t errlen);
+/* Choose a move at p (p must not be over).  0, or -1 with a message. */
+int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, size_t errlen);
+/* Tell the agent that m was played at `before` (by either player).  0, or -1 with a message. */
+int mcts_agent_played(mcts_agent *a, const zz_pos *before, zz_move m, char *err, size_t errlen);
+/* The search budget of uct/puct agents for the next choices: sims iterations / simulations, or
+ * time_ms milliseconds; 0 and 0 restore the spec's own budget. */
+void mcts_agent_set_budget(mcts_agent *a, uint64_t sims, double time_ms);
+const mcts_agent_stats *mcts_agent_get_stats(const mcts_agent *a);
+
+#endif

@@ -1,0 +1,82 @@
+/* eval_nn.c — the network as an evaluator: a checkpoint (src/nn/checkpoint.h) folded into an
+ * inference net (nn/infer.h) on the CPU; priors are the softmax of the factorised policy over
+ * each position's legal moves (nn/policy.h), the value is the net's tanh output for the mover. */
+#include "evaluator.h"
+#include "nn/checkpoint.h"
+#include "nn/infer.h"
+#include "nn/policy.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NN_EVAL_MAX_BATCH = 256 };
+
+typedef struct {
+    nn_infer *inf;
+    zz_pos *pos;                 /* [NN_EVAL_MAX_BATCH] positions, contiguous for nn_infer */
+    float *logits;               /* [NN_EVAL_MAX_BATCH][P][NN_HEADS] */
+    float *values;               /* [NN_EVAL_MAX_BATCH] */
+    char name[96];
+} nn_ctx;
+
+static int nn_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    nn_ctx *c = self->ctx;
+    const nn_geom *g = nn_infer_geom(c->inf);
+    for (int i = 0; i < n; i++) {
+        if (items[i].pos->board != g->kind) {
+            snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one",
+                     zz_board_get(g->kind)->rings, zz_pos_board(items[i].pos)->rings);
+            return -1;
+        }
+        c->pos[i] = *items[i].pos;
+    }
+    if (nn_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen) != 0) return -1;
+    size_t per = (size_t)g->ncells * NN_HEADS;
+    for (int i = 0; i < n; i++) {
+        nn_policy_priors(g, c->logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
+        items[i].value = c->values[i];
+    }
+    return 0;
+}
+
+static void nn_destroy(mcts_evaluator *self) {
+    nn_ctx *c = self->ctx;
+    if (c) {
+        nn_infer_free(c->inf);
+        free(c->pos);
+        free(c->logits);
+        free(c->values);
+        free(c);
+    }
+    free(self);
+}
+
+mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
+    char why[256];
+    long step = 0;
+    nn_model *m = nn_checkpoint_load(path, NN_F32, &step, why, sizeof why);
+    if (!m) { snprintf(err, errlen, "%s", why); return NULL; }
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    nn_ctx *c = calloc(1, sizeof *c);
+    if (e && c) c->inf = nn_infer_create(m, why, sizeof why);
+    nn_model_free(m);
+    if (!e || !c || !c->inf) {
+        snprintf(err, errlen, "%s", c && !c->inf ? why : "out of memory");
+        if (c) nn_infer_free(c->inf);
+        free(c);
+        free(e);
+        return NULL;
+    }
+    const nn_geom *g = nn_infer_geom(c->inf);
+    c->pos = malloc(NN_EVAL_MAX_BATCH * sizeof *c->pos);
+    c->logits = malloc((size_t)NN_EVAL_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
+    c->values = malloc(NN_EVAL_MAX_BATCH * sizeof *c->values);
+    e->ctx = c;
+    e->destroy = nn_destroy;
+    if (!c->pos || !c->logits || !c->values) { nn_destroy(e); snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(c->name, sizeof c->name, "nn(step %ld)", step);
+    e->name = c->name;
+    e->max_batch = NN_EVAL_MAX_BATCH;
+    e->evaluate = nn_eval;
+    return e;
+}

@@ -1,0 +1,92 @@
+/* evaluator.c — batching helper and the built-in evaluators (uniform, random rollouts). */
+#include "evaluator.h"
+#include "rand.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mcts_evaluate(mcts_evaluator *e, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    int step = e->max_batch > 0 ? e->max_batch : n;
+    for (int i = 0; i < n; i += step) {
+        int k = n - i < step ? n - i : step;
+        if (e->evaluate(e, items + i, k, err, errlen) != 0) return -1;
+    }
+    return 0;
+}
+
+void mcts_evaluator_free(mcts_evaluator *e) {
+    if (e && e->destroy) e->destroy(e);
+}
+
+static void fill_uniform(mcts_eval_item *it) {
+    float p = 1.0f / (float)it->nmoves;
+    for (int j = 0; j < it->nmoves; j++) it->priors[j] = p;
+}
+
+static int uniform_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    for (int i = 0; i < n; i++) {
+        fill_uniform(&items[i]);
+        items[i].value = 0.0f;
+    }
+    return 0;
+}
+
+static void free_self(mcts_evaluator *self) {
+    free(self->ctx);
+    free(self);
+}
+
+mcts_evaluator *mcts_eval_uniform_new(void) {
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->name = "uniform";
+    e->evaluate = uniform_eval;
+    e->destroy = free_self;
+    return e;
+}
+
+typedef struct { int rollouts; uint64_t rng; } rollout_ctx;
+
+static int rollout_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    rollout_ctx *c = self->ctx;
+    for (int i = 0; i < n; i++) {
+        fill_uniform(&items[i]);
+        int me = items[i].pos->to_move;
+        double sum = 0;
+        for (int r = 0; r < c->rollouts; r++) {
+            zz_pos p = *items[i].pos;
+            while (!zz_over(&p)) zz_apply(&p, zz_random_move(&p, &c->rng), NULL);
+            sum += p.winner < 0 ? 0.0 : p.winner == me ? 1.0 : -1.0;
+        }
+        items[i].value = (float)(sum / c->rollouts);
+    }
+    return 0;
+}
+
+mcts_evaluator *mcts_eval_rollout_new(int rollouts, uint64_t seed) {
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    rollout_ctx *c = calloc(1, sizeof *c);
+    if (!e || !c) { free(e); free(c); return NULL; }
+    c->rollouts = rollouts > 0 ? rollouts : 1;
+    c->rng = mcts_seed(seed ^ 0x726F6C6C6F7574ULL);
+    e->name = "rollout";
+    e->evaluate = rollout_eval;
+    e->destroy = free_self;
+    e->ctx = c;
+    return e;
+}
+
+mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, size_t errlen) {
+    mcts_evaluator *e = NULL;
+    if (!strcmp(name, "uniform")) e = mcts_eval_uniform_new();
+    else if (!strcmp(name, "rollout")) e = mcts_eval_rollout_new(1, seed);
+    else if (!strncmp(name, "rollout:", 8) && atoi(name + 8) > 0) e = mcts_eval_rollout_new(atoi(name + 8), seed);
+    else {
+        char why[256];
+        if ((e = mcts_eval_nn_new(name, why, sizeof why))) return e;
+        snprintf(err, errlen, "weights '%s': %s (built-in evaluators: uniform, rollout, rollout:K)", name, why);
+        return NULL;
+    }
+    if (!e) snprintf(err, errlen, "out of memory");
+    return e;
+}

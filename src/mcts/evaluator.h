@@ -1,0 +1,55 @@
+/* evaluator.h — the one interface between search and position evaluation: a batch of positions
+ * in, for each a prior over its legal moves and a value out.  The network (CPU or GPU), the
+ * uniform evaluator, the random-rollout evaluator and test doubles all implement it; PUCT and
+ * the batcher (batcher.h) only ever call mcts_evaluate.
+ *
+ * Contract for an implementation:
+ *   - items[i].moves holds the legal moves of items[i].pos in zz_gen_moves order (nmoves ≥ 1;
+ *     positions handed over are never over); write items[i].priors[0..nmoves): non-negative,
+ *     summing to 1, aligned with moves; write items[i].value in [-1, 1]: the expected result
+ *     for items[i].pos->to_move (+1 win, -1 loss, 0 draw);
+ *   - evaluate() is called by one thread at a time for a given evaluator (the batcher's thread,
+ *     or the searching thread in single-thread mode), so it may keep scratch buffers in ctx;
+ *     n ≤ max_batch when max_batch > 0 (mcts_evaluate splits larger batches);
+ *   - it returns 0, or -1 with a message in err (the search then stops with that error). */
+#ifndef MCTS_EVALUATOR_H
+#define MCTS_EVALUATOR_H
+
+#include "game/position.h"
+#include <stddef.h>
+
+typedef struct mcts_eval_item {
+    const zz_pos *pos;        /* in: the position (not over) */
+    const zz_move *moves;     /* in: its legal moves, zz_gen_moves order */
+    int nmoves;               /* in: number of legal moves (≥ 1) */
+    float *priors;            /* out: nmoves probabilities aligned with moves */
+    float value;              /* out: value in [-1, 1] for pos->to_move */
+} mcts_eval_item;
+
+typedef struct mcts_evaluator mcts_evaluator;
+struct mcts_evaluator {
+    const char *name;
+    int max_batch;            /* most items per evaluate() call; 0 = any */
+    int (*evaluate)(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen);
+    void (*destroy)(mcts_evaluator *self);   /* frees ctx and self; may be NULL (static object) */
+    void *ctx;
+};
+
+/* Evaluate n items (in chunks of max_batch).  Returns 0 or -1 with a message. */
+int mcts_evaluate(mcts_evaluator *e, mcts_eval_item *items, int n, char *err, size_t errlen);
+void mcts_evaluator_free(mcts_evaluator *e);
+
+/* Uniform priors, value 0: the network-free baseline and the PUCT speed benchmark. */
+mcts_evaluator *mcts_eval_uniform_new(void);
+/* Uniform priors, value = mean result of `rollouts` uniformly random games from the position
+ * (zz_random_move): PUCT that plays sensibly without a network. */
+mcts_evaluator *mcts_eval_rollout_new(int rollouts, uint64_t seed);
+/* The network of a checkpoint file (src/nn), on the CPU: priors = softmax of the factorised
+ * policy over the legal moves, value = the value head.  NULL with a message (missing or damaged
+ * file, out of memory). */
+mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen);
+/* An evaluator by name: "uniform", "rollout", "rollout:K", or else a checkpoint file.  NULL with
+ * a message when it cannot be built. */
+mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,218 @@
+/* match.c — the arena's engine: parallel games between two agents, SGF records, Elo. */
+#include "match.h"
+#include "game/sgf.h"
+#include "rand.h"
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+    int winner_agent;          /* 0 = A, 1 = B, -1 draw */
+    int first_agent;           /* the agent that moved first */
+    int plies;
+    uint64_t hash;
+    int error;
+} game_out;
+
+typedef struct {
+    const mcts_match_config *c;
+    _Atomic int next;
+    game_out *out;
+    mcts_agent_stats stats[2];  /* per worker, summed at the end */
+    char err[256];
+    int setup_failed;
+} shared_t;
+
+typedef struct {
+    shared_t *sh;
+    mcts_agent_stats stats[2];
+    int setup_failed;
+    char err[256];
+} worker_t;
+
+static uint64_t fnv(uint64_t h, uint32_t x) {
+    for (int i = 0; i < 4; i++) h = (h ^ ((x >> (8 * i)) & 255)) * 0x100000001B3ULL;
+    return h;
+}
+
+/* Play game i with agents ag[0] (A) and ag[1] (B). */
+static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game_out *o, char *err, size_t errlen) {
+    uint64_t gseed = mcts_seed(c->seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i);
+    int first = i % 2;                         /* game 0: A starts; game 1: B starts ... */
+    zz_pos pos;
+    zz_pos_init(&pos, c->board);
+    pos.ply_cap = (uint16_t)(c->ply_cap > 0 ? c->ply_cap : 0);
+    memset(o, 0, sizeof *o);
+    o->first_agent = first;
+    o->winner_agent = -1;
+    o->hash = 0xCBF29CE484222325ULL;
+    zz_game g;
+    zz_game_init(&g, c->board);
+    g.start = pos;
+    g.final = pos;
+    snprintf(g.player_name[0], sizeof g.player_name[0], "%s", c->spec[first]);
+    snprintf(g.player_name[1], sizeof g.player_name[1], "%s", c->spec[1 - first]);
+    snprintf(g.game_name, sizeof g.game_name, "arena-%04d", i);
+    for (int a = 0; a < 2; a++)
+        if (mcts_agent_newgame(ag[a], &pos, mcts_seed(gseed + (uint64_t)a + 1), err, errlen) != 0) {
+            o->error = 1;
+            o->winner_agent = 1 - a;
+            zz_game_free(&g);
+            return;
+        }
+    zz_move turn[ZZ_MAX_CHAIN];
+    int nturn = 0;
+    while (!zz_over(&pos)) {
+        int mover = pos.to_move == 0 ? first : 1 - first;
+        zz_move m;
+        if (mcts_agent_choose(ag[mover], &pos, &m, err, errlen) != 0) {
+            o->error = 1;
+            o->winner_agent = 1 - mover;
+            break;
+        }
+        int bad = 0;
+        for (int a = 0; a < 2 && !bad; a++)
+            if (mcts_agent_played(ag[a], &pos, m, err, errlen) != 0) { bad = 1; o->winner_agent = 1 - a; }
+        if (bad) { o->error = 1; break; }
+        zz_effects fx;
+        zz_apply(&pos, m, &fx);
+        o->hash = fnv(o->hash, m);
+        o->plies++;
+        if (nturn < ZZ_MAX_CHAIN) turn[nturn++] = m;
+        if (fx.turn_over || zz_over(&pos)) {
+            char e[128];
+            zz_game_add_turn(&g, turn, nturn, e, sizeof e);
+            nturn = 0;
+        }
+    }
+    if (!o->error && pos.winner >= 0) o->winner_agent = pos.winner == 0 ? first : 1 - first;
+    if (c->sgf_dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/game-%04d.sgf", c->sgf_dir, i);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            zz_sgf_write(f, &g);
+            fclose(f);
+        }
+    }
+    zz_game_free(&g);
+}
+
+static void *worker_main(void *arg) {
+    worker_t *w = arg;
+    shared_t *sh = w->sh;
+    const mcts_match_config *c = sh->c;
+    mcts_agent *ag[2] = { NULL, NULL };
+    for (int a = 0; a < 2; a++)
+        if (!(ag[a] = mcts_agent_new(c->spec[a], c->agent_threads > 0 ? c->agent_threads : 1, w->err, sizeof w->err))) {
+            w->setup_failed = 1;
+            mcts_agent_free(ag[0]);
+            return NULL;
+        }
+    for (;;) {
+        int i = atomic_fetch_add(&sh->next, 1);
+        if (i >= c->games) break;
+        char err[256] = "";
+        game_out *o = &sh->out[i];
+        play_game(c, ag, i, o, err, sizeof err);
+        if (o->error && !w->err[0]) snprintf(w->err, sizeof w->err, "game %d: %.200s", i, err);
+        if (c->progress) {
+            const char *res = o->winner_agent < 0 ? "draw" : o->winner_agent == 0 ? "A wins" : "B wins";
+            flockfile(c->progress);
+            fprintf(c->progress, "game %4d  %s first  %3d plies  %s%s%s\n", i, o->first_agent == 0 ? "A" : "B",
+                    o->plies, res, o->error ? "  (error: " : "", o->error ? err : "");
+            if (o->error) fputs(")\n", c->progress);
+            fflush(c->progress);
+            funlockfile(c->progress);
+        }
+    }
+    for (int a = 0; a < 2; a++) {
+        w->stats[a] = *mcts_agent_get_stats(ag[a]);
+        mcts_agent_free(ag[a]);
+    }
+    return NULL;
+}
+
+int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, size_t errlen) {
+    memset(r, 0, sizeof *r);
+    if (c->games < 1) { snprintf(err, errlen, "no games to play"); return -1; }
+    for (int a = 0; a < 2; a++) {          /* check both specs before starting anything */
+        mcts_agent *probe = mcts_agent_new(c->spec[a], 1, err, errlen);
+        if (!probe) return -1;
+        mcts_agent_free(probe);
+    }
+    if (c->sgf_dir && mkdir(c->sgf_dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", c->sgf_dir, strerror(errno));
+        return -1;
+    }
+    int nt = c->parallel > 0 ? c->parallel : 1;
+    if (nt > c->games) nt = c->games;
+    shared_t sh;
+    memset(&sh, 0, sizeof sh);
+    sh.c = c;
+    atomic_init(&sh.next, 0);
+    sh.out = calloc((size_t)c->games, sizeof *sh.out);
+    worker_t *w = calloc((size_t)nt, sizeof *w);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    if (!sh.out || !w || !th) { free(sh.out); free(w); free(th); snprintf(err, errlen, "out of memory"); return -1; }
+    int started = 0;
+    for (int i = 0; i < nt; i++) {
+        w[i].sh = &sh;
+        if (pthread_create(&th[i], NULL, worker_main, &w[i]) != 0) break;
+        started++;
+    }
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    int rc = 0;
+    for (int i = 0; i < started; i++) {
+        if (w[i].setup_failed) { snprintf(err, errlen, "%s", w[i].err); rc = -1; }
+        else if (w[i].err[0] && !r->first_error[0]) snprintf(r->first_error, sizeof r->first_error, "%s", w[i].err);
+        for (int a = 0; a < 2; a++) {
+            r->moves[a] += w[i].stats[a].moves;
+            r->seconds[a] += w[i].stats[a].seconds;
+        }
+    }
+    if (started == 0) { snprintf(err, errlen, "cannot start threads"); rc = -1; }
+    int played = atomic_load(&sh.next);
+    if (played > c->games) played = c->games;
+    for (int i = 0; rc == 0 && i < c->games; i++) {
+        game_out *o = &sh.out[i];
+        r->games++;
+        if (o->winner_agent == 0) r->wins++;
+        else if (o->winner_agent == 1) r->losses++;
+        else r->draws++;
+        if (o->winner_agent >= 0 && o->winner_agent == o->first_agent) r->first_player_wins++;
+        r->plies += o->plies;
+        r->errors += o->error;
+        r->digest += mcts_seed(o->hash ^ (uint64_t)i);
+    }
+    free(sh.out);
+    free(w);
+    free(th);
+    return rc;
+}
+
+static double elo_of(double s) {
+    if (s <= 0) return -INFINITY;
+    if (s >= 1) return INFINITY;
+    return -400.0 * log10(1.0 / s - 1.0);
+}
+
+mcts_elo mcts_elo_estimate(int wins, int losses, int draws) {
+    mcts_elo e = { 0, 0, 0, 0 };
+    int n = wins + losses + draws;
+    if (n == 0) return e;
+    double s = (wins + 0.5 * draws) / n;
+    double var = (wins * (1 - s) * (1 - s) + draws * (0.5 - s) * (0.5 - s) + losses * s * s) / n;
+    double se = sqrt(var / n);
+    e.score = s;
+    e.elo = elo_of(s);
+    e.lo = elo_of(s - 1.96 * se);
+    e.hi = elo_of(s + 1.96 * se);
+    if (s <= 0) e.lo = e.hi = -INFINITY;
+    if (s >= 1) e.lo = e.hi = INFINITY;
+    return e;
+}

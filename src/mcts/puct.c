@@ -1,0 +1,677 @@
+/* puct.c — PUCT on the shared tree: descent with virtual loss, CAS-claimed expansion, batched
+ * evaluation (inline or through the batcher), backup, root noise and move choice (puct.h).
+ *
+ * The known parallel-MCTS traps (ENGINEERING.md §2) and where they are handled:
+ *   two threads expanding one node  NEW -> PENDING is a CAS; a new child is born PENDING, owned
+ *                                   by its creator (test: evaluations = expanded nodes);
+ *   a failed claim counted as visit a collision undoes the visits in flight on its path and keeps
+ *                                   its simulation ticket (test: root N = simulations, with
+ *                                   collisions forced on a 3-move position);
+ *   publication without ordering    edges, nmoves, value are written before the release store of
+ *                                   EXPANDED; children before the release store of their slot;
+ *   torn visit / value pairs        one 64-bit word, one fetch_add (tree.h);
+ *   batcher deadlock                the batcher evaluates whatever is queued, never waits for a
+ *                                   full batch; colliding workers back off and retry;
+ *   freeing nodes during a search   arenas are reset / compacted only between searches;
+ *   false sharing                   nodes and blocks are one cache line each; the queue's head and
+ *                                   tail live on separate lines. */
+#include "puct.h"
+#include "batcher.h"
+#include "rand.h"
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct mcts_puct {
+    mcts_puct_config cfg;
+    mcts_evaluator *ev;
+    mcts_tree tree;
+    uint64_t rng;
+    mcts_batcher batcher;           /* threads > 1 */
+    /* per search */
+    uint64_t target;
+    _Atomic uint64_t started;       /* tickets (simulations) handed out */
+    _Atomic int stop;
+    _Atomic int running;            /* worker threads still going */
+    double deadline;
+};
+
+typedef struct mcts_puct_worker {
+    mcts_puct *s;
+    uint64_t rng;
+    mcts_arena_cache cache;
+    mcts_request *slots;
+    int nslots;
+    zz_move *moves;                 /* nslots * ZZ_MAX_MOVES */
+    float *priors;                  /* nslots * ZZ_MAX_MOVES */
+    uint64_t *keys;                 /* ZZ_MAX_MOVES sort keys (+ as many scratch) */
+    uint64_t done, collisions;
+    int full, failed;
+} puct_worker;
+
+enum { D_SUBMIT, D_DONE, D_COLLISION, D_FULL };
+
+void mcts_puct_config_default(mcts_puct_config *c) {
+    memset(c, 0, sizeof *c);
+    c->seed = 1;
+    c->threads = 1;
+    c->batch = 8;
+    c->inflight = 8;
+    c->c_puct = 1.5;
+    c->fpu_reduction = 0.2;
+    c->fpu_reduction_root = 0.0;
+    c->virtual_loss = 1;
+    c->noise = 1;
+    c->noise_eps = 0.25;
+    c->noise_alpha_total = 10.0;
+    c->temperature = 0.0;
+    c->temp_plies = 0;
+    c->full_prob = 1.0;
+    c->sims_full = 800;
+    c->sims_fast = 160;
+    c->reuse = 1;
+    c->max_children = 0;
+    c->root_win_check = 0;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
+    if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
+    if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1) {
+        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps or full_prob out of range)");
+        return NULL;
+    }
+    mcts_puct *s = calloc(1, sizeof *s);
+    if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
+    s->cfg = *cfg;
+    if (s->cfg.threads < 1) s->cfg.threads = 1;
+    if (s->cfg.batch < 1) s->cfg.batch = 1;
+    if (s->cfg.inflight < 1) s->cfg.inflight = 1;
+    if (s->cfg.virtual_loss < 1) s->cfg.virtual_loss = 1;
+    s->ev = ev;
+    s->rng = mcts_seed(cfg->seed);
+    if (mcts_tree_init(&s->tree, s->cfg.max_nodes, s->cfg.max_edges) ||
+        mcts_batcher_init(&s->batcher, ev, s->cfg.batch,
+                          (size_t)s->cfg.threads * (size_t)s->cfg.inflight + 16)) {
+        mcts_tree_free(&s->tree);
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_puct_set_root(s, &p);
+    return s;
+}
+
+void mcts_puct_free(mcts_puct *s) {
+    if (!s) return;
+    mcts_batcher_free(&s->batcher);
+    mcts_tree_free(&s->tree);
+    free(s);
+}
+
+const mcts_tree *mcts_puct_tree(const mcts_puct *s) { return &s->tree; }
+const mcts_puct_config *mcts_puct_get_config(const mcts_puct *s) { return &s->cfg; }
+
+void mcts_puct_set_root(mcts_puct *s, const zz_pos *p) { mcts_tree_reset(&s->tree, p, true); }
+
+bool mcts_puct_advance(mcts_puct *s, zz_move m) {
+    if (!s->cfg.reuse) {
+        zz_pos next = s->tree.root_pos;
+        zz_apply(&next, m, NULL);
+        mcts_tree_reset(&s->tree, &next, true);
+        return false;
+    }
+    return mcts_tree_advance(&s->tree, m, true);
+}
+
+/* ---- workers ------------------------------------------------------------------------------ */
+static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) {
+    memset(w, 0, sizeof *w);
+    w->s = s;
+    w->rng = mcts_seed(seed);
+    w->nslots = nslots;
+    w->slots = calloc((size_t)nslots, sizeof *w->slots);
+    w->moves = malloc((size_t)nslots * ZZ_MAX_MOVES * sizeof *w->moves);
+    w->priors = malloc((size_t)nslots * ZZ_MAX_MOVES * sizeof *w->priors);
+    w->keys = malloc(2 * (size_t)ZZ_MAX_MOVES * sizeof *w->keys);
+    if (!w->slots || !w->moves || !w->priors || !w->keys) return -1;
+    for (int i = 0; i < nslots; i++) {
+        mcts_request *r = &w->slots[i];
+        atomic_init(&r->state, MCTS_REQ_FREE);
+        r->item.moves = w->moves + (size_t)i * ZZ_MAX_MOVES;
+        r->item.priors = w->priors + (size_t)i * ZZ_MAX_MOVES;
+        r->item.pos = &r->pos;
+        r->owner = s;
+    }
+    return 0;
+}
+
+static void worker_free(puct_worker *w) {
+    free(w->slots);
+    free(w->moves);
+    free(w->priors);
+    free(w->keys);
+}
+
+static void undo_path(mcts_tree *t, uint32_t i, uint32_t vl) {
+    for (;;) {
+        mcts_node *n = mcts_tree_node(t, i);
+        mcts_node_sub_inflight(n, vl);
+        if (i == t->root) return;
+        i = n->parent;
+    }
+}
+
+/* Claimed node idx at position p becomes the request in slot r. */
+static void fill_request(mcts_request *r, uint32_t idx, const zz_pos *p) {
+    r->pos = *p;
+    r->item.pos = &r->pos;
+    r->item.nmoves = zz_gen_moves(p, (zz_move *)r->item.moves);
+    r->node = idx;
+}
+
+static void backup_terminal(mcts_tree *t, uint32_t idx, const mcts_node *n, uint32_t vl) {
+    if (n->winner >= 0) mcts_tree_backup(t, idx, 1.0, n->winner, vl);
+    else mcts_tree_backup(t, idx, 0.0, 0, vl);
+}
+
+/* One descent from the root (see the file comment of tree.h for the protocol). */
+static int descend(puct_worker *w, mcts_request *slot) {
+    mcts_puct *s = w->s;
+    mcts_tree *t = &s->tree;
+    const mcts_puct_config *cfg = &s->cfg;
+    uint32_t vl = (uint32_t)cfg->virtual_loss;
+    zz_pos pos = t->root_pos;
+    uint32_t idx = t->root;
+    mcts_node *node = mcts_tree_root(t);
+    mcts_node_add_inflight(node, vl);
+    for (;;) {
+        uint8_t st = atomic_load_explicit(&node->state, memory_order_acquire);
+        if (st == MCTS_TERMINAL) { backup_terminal(t, idx, node, vl); return D_DONE; }
+        if (st == MCTS_NEW &&
+            atomic_compare_exchange_strong_explicit(&node->state, &st, MCTS_PENDING,
+                                                    memory_order_acquire, memory_order_acquire)) {
+            fill_request(slot, idx, &pos);
+            return D_SUBMIT;
+        }
+        if (st != MCTS_EXPANDED) {          /* PENDING: someone else's leaf is being evaluated */
+            undo_path(t, idx, vl);
+            return D_COLLISION;
+        }
+        if (node->nedges == 0) {            /* expanded without room for edges (tree full) */
+            mcts_tree_backup(t, idx, node->value, node->to_move, vl);
+            return D_DONE;
+        }
+        uint64_t ws = mcts_node_load(node);
+        uint32_t N = mcts_stats_n(ws);
+        double parent_q = node->value;   /* evaluator's value: free of virtual losses in flight */
+        double sqrt_n = sqrt((double)N), c = cfg->c_puct;
+        double open_prior = 0, best_u = -1e300;
+        uint32_t best = 0;
+        MCTS_FOR_EACH_CHILD_I(t, node, ci, ch) {
+            uint64_t cs = mcts_node_load(ch);
+            uint32_t n = mcts_stats_n(cs);
+            double q = (double)mcts_stats_s(cs) / ((double)n * MCTS_S_UNIT) - 1.0;
+            double u = q + c * ch->prior * sqrt_n / (1.0 + n);
+            open_prior += ch->prior;
+            if (u > best_u) { best_u = u; best = ci; }
+        }
+        uint32_t k = atomic_load_explicit(&node->nopen, memory_order_relaxed);
+        if (k < node->nedges) {
+            const mcts_edge *e = mcts_tree_edges(t, node->edges) + k;
+            double red = idx == t->root ? cfg->fpu_reduction_root : cfg->fpu_reduction;
+            double u_new = parent_q - red * sqrt(open_prior) + c * e->prior * sqrt_n;
+            if (!best || u_new > best_u) {
+                if (!atomic_compare_exchange_strong_explicit(&node->nopen, &k, k + 1, memory_order_relaxed,
+                                                             memory_order_relaxed))
+                    continue;                /* another thread opened edge k: look again */
+                uint32_t ci = mcts_tree_alloc_node(t, &w->cache);
+                if (!ci) { undo_path(t, idx, vl); return D_FULL; }
+                mcts_node *ch = mcts_tree_node(t, ci);
+                zz_pos after = pos;
+                zz_apply(&after, e->move, NULL);
+                mcts_node_init(ch, idx, e->move, e->prior, &after, pos.to_move, MCTS_PENDING, vl);
+                if (!mcts_tree_set_child(t, node, k, ci, &w->cache)) { undo_path(t, idx, vl); return D_FULL; }
+                if (zz_over(&after)) { backup_terminal(t, ci, ch, vl); return D_DONE; }
+                fill_request(slot, ci, &after);    /* born PENDING: claimed by its creator */
+                return D_SUBMIT;
+            }
+        }
+        if (!best) {                         /* claimed children not yet published: look again */
+            if (atomic_load_explicit(&t->full, memory_order_relaxed)) { undo_path(t, idx, vl); return D_FULL; }
+            continue;
+        }
+        node = mcts_tree_node(t, best);
+        idx = best;
+        mcts_node_add_inflight(node, vl);
+        zz_apply(&pos, node->move, NULL);
+    }
+}
+
+/* ---- expansion ---------------------------------------------------------------------------- */
+static uint32_t mix32(uint32_t x) {
+    x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
+    return x;
+}
+
+/* LSD radix sort of n keys ascending on bits 16..63 (the low 16 bits ride along: they hold the
+ * move's index).  One counting pass for all digits; digits equal in every key are skipped. */
+static void radix_sort(uint64_t *a, uint64_t *tmp, int n) {
+    enum { DIGITS = 6 };
+    static _Thread_local uint32_t cnt[DIGITS][256];
+    memset(cnt, 0, sizeof cnt);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < DIGITS; d++) cnt[d][(a[i] >> (16 + 8 * d)) & 255]++;
+    uint64_t *src = a, *dst = tmp;
+    for (int d = 0; d < DIGITS; d++) {
+        int shift = 16 + 8 * d;
+        if (cnt[d][(src[0] >> shift) & 255] == (uint32_t)n) continue;
+        uint32_t sum = 0;
+        for (int v = 0; v < 256; v++) { uint32_t c = cnt[d][v]; cnt[d][v] = sum; sum += c; }
+        for (int i = 0; i < n; i++) dst[cnt[d][(src[i] >> shift) & 255]++] = src[i];
+        uint64_t *x = src; src = dst; dst = x;
+    }
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Store the evaluated request's moves as edges sorted by prior (descending; ties in a random
+ * order fixed by the position and the seed), then publish the node as EXPANDED. */
+static void expand(puct_worker *w, mcts_request *r) {
+    mcts_puct *s = w->s;
+    mcts_tree *t = &s->tree;
+    mcts_node *node = mcts_tree_node(t, r->node);
+    int n = r->item.nmoves;
+    uint32_t salt = (uint32_t)(zz_hash(&r->pos) ^ s->cfg.seed);
+    uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
+    for (int i = 0; i < n; i++) {
+        float p = r->item.priors[i];
+        if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */
+        keys[i] = (uint64_t)(~float_bits(p)) << 32 | (uint64_t)(mix32((uint32_t)r->item.moves[i] ^ salt) & 0xFFFF0000u) | (uint64_t)i;
+    }
+    radix_sort(keys, tmp, n);
+    int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n;
+    double sum = 0;
+    for (int i = 0; i < keep; i++) sum += r->item.priors[keys[i] & 0xFFFF] >= 0 ? r->item.priors[keys[i] & 0xFFFF] : 0;
+    double scale = sum > 0 ? 1.0 / sum : 0;
+    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
+    node->nmoves = (uint32_t)n;
+    node->value = r->item.value;
+    if (e) {
+        mcts_edge *edges = mcts_tree_edges(t, e);
+        for (int i = 0; i < keep; i++) {
+            int j = (int)(keys[i] & 0xFFFF);
+            float p = r->item.priors[j] >= 0 ? r->item.priors[j] : 0;
+            edges[i].move = r->item.moves[j];
+            edges[i].prior = scale > 0 ? (float)(p * scale) : 1.0f / (float)keep;
+        }
+        node->edges = e;
+        node->nedges = (uint32_t)keep;
+    } else {
+        atomic_store_explicit(&t->full, 1, memory_order_relaxed);
+        node->nedges = 0;
+    }
+    atomic_store_explicit(&node->state, MCTS_EXPANDED, memory_order_release);
+}
+
+/* Expand and back up an evaluated request. */
+static void complete(puct_worker *w, mcts_request *r) {
+    mcts_tree *t = &w->s->tree;
+    expand(w, r);
+    mcts_node *node = mcts_tree_node(t, r->node);
+    mcts_tree_backup(t, r->node, r->item.value, node->to_move, (uint32_t)w->s->cfg.virtual_loss);
+    atomic_store_explicit(&r->state, MCTS_REQ_FREE, memory_order_relaxed);
+}
+
+/* ---- the stepping API (puct.h) ------------------------------------------------------------ */
+mcts_puct_worker *mcts_puct_worker_new(mcts_puct *s, int slots, uint64_t seed) {
+    puct_worker *w = malloc(sizeof *w);
+    if (!w) return NULL;
+    if (worker_init(w, s, slots > 0 ? slots : 1, seed) != 0) { worker_free(w); free(w); return NULL; }
+    return w;
+}
+
+void mcts_puct_worker_free(mcts_puct_worker *w) {
+    if (!w) return;
+    worker_free(w);
+    free(w);
+}
+
+int mcts_puct_step(mcts_puct_worker *w, mcts_request **req) {
+    *req = NULL;
+    int i = 0;
+    while (i < w->nslots && atomic_load_explicit(&w->slots[i].state, memory_order_acquire) != MCTS_REQ_FREE) i++;
+    if (i == w->nslots) return MCTS_STEP_BUSY;
+    mcts_request *r = &w->slots[i];
+    switch (descend(w, r)) {
+    case D_SUBMIT:
+        atomic_store_explicit(&r->state, MCTS_REQ_QUEUED, memory_order_relaxed);   /* in use */
+        *req = r;
+        return MCTS_STEP_SUBMIT;
+    case D_DONE: return MCTS_STEP_DONE;
+    case D_FULL: return MCTS_STEP_FULL;
+    default: return MCTS_STEP_COLLISION;
+    }
+}
+
+void mcts_puct_finish(mcts_puct_worker *w, mcts_request *req) { complete(w, req); }
+
+void mcts_puct_abandon(mcts_puct_worker *w, mcts_request *req) {
+    undo_path(&w->s->tree, req->node, (uint32_t)w->s->cfg.virtual_loss);
+    atomic_store_explicit(&req->state, MCTS_REQ_FREE, memory_order_relaxed);
+}
+
+/* ---- root noise ----------------------------------------------------------------------------- */
+static int cmp_edge_desc(const void *a, const void *b) {
+    const mcts_edge *x = a, *y = b;
+    return x->prior < y->prior ? 1 : x->prior > y->prior ? -1 : 0;
+}
+
+void mcts_puct_root_noise(mcts_puct *s) {
+    mcts_tree *t = &s->tree;
+    mcts_node *root = mcts_tree_root(t);
+    if (root->noised || root->nedges == 0 || atomic_load(&root->state) != MCTS_EXPANDED) return;
+    int n = (int)root->nedges;
+    double *eta = malloc((size_t)n * sizeof *eta);
+    if (!eta) return;
+    mcts_dirichlet(s->cfg.noise_alpha_total / n, n, eta, &s->rng);
+    mcts_edge *e = mcts_tree_edges(t, root->edges);
+    double eps = s->cfg.noise_eps;
+    for (int i = 0; i < n; i++) e[i].prior = (float)((1 - eps) * e[i].prior + eps * eta[i]);
+    free(eta);
+    uint32_t open = atomic_load(&root->nopen);
+    MCTS_FOR_EACH_CHILD(t, root, c)
+        for (uint32_t i = 0; i < open; i++)
+            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
+    if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
+    root->noised = 1;
+}
+
+/* ---- the search ------------------------------------------------------------------------------ */
+static bool take_ticket(mcts_puct *s) {
+    if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return false;
+    if (atomic_fetch_add_explicit(&s->started, 1, memory_order_relaxed) < s->target) return true;
+    return false;
+}
+
+static bool past_deadline(mcts_puct *s, uint64_t count) {
+    if (s->deadline > 0 && (count & 15) == 0 && now_s() >= s->deadline) {
+        atomic_store(&s->stop, 1);
+        return true;
+    }
+    return false;
+}
+
+/* Single-thread mode: gather up to `batch` leaves, evaluate them in one call, back them up. */
+static int search_inline(mcts_puct *s, puct_worker *w, char *err, size_t errlen, uint64_t *evals,
+                         uint64_t *batches) {
+    mcts_eval_item *items = malloc((size_t)w->nslots * sizeof *items);
+    if (!items) { snprintf(err, errlen, "out of memory"); return -1; }
+    bool ticket = false;
+    int rc = 0;
+    for (;;) {
+        int n = 0;
+        while (n < w->nslots) {
+            if (!ticket && !(ticket = take_ticket(s))) break;
+            int d = descend(w, &w->slots[n]);
+            if (d == D_SUBMIT) { n++; ticket = false; continue; }
+            if (d == D_DONE) { w->done++; ticket = false; past_deadline(s, w->done); continue; }
+            if (d == D_FULL) { w->full = 1; atomic_store(&s->stop, 1); ticket = false; break; }
+            w->collisions++;                 /* a leaf of this batch is on the path: flush */
+            break;
+        }
+        if (n == 0) break;
+        for (int i = 0; i < n; i++) items[i] = w->slots[i].item;
+        if (mcts_evaluate(s->ev, items, n, err, errlen) != 0) { rc = -1; break; }
+        (*evals) += (uint64_t)n;
+        (*batches)++;
+        for (int i = 0; i < n; i++) {
+            w->slots[i].item.value = items[i].value;
+            complete(w, &w->slots[i]);
+            w->done++;
+            past_deadline(s, w->done);
+        }
+    }
+    free(items);
+    return rc;
+}
+
+/* Worker thread (threads > 1): keep up to nslots leaves waiting in the batcher. */
+static void *worker_main(void *arg) {
+    puct_worker *w = arg;
+    mcts_puct *s = w->s;
+    bool ticket = false, no_more = false;
+    int waiting = 0, spins = 0;
+    for (;;) {
+        bool progress = false;
+        for (int i = 0; i < w->nslots && waiting; i++) {
+            mcts_request *r = &w->slots[i];
+            int st = mcts_request_state(r);
+            if (st == MCTS_REQ_DONE) {
+                complete(w, r);
+                w->done++;
+                waiting--;
+                progress = true;
+                past_deadline(s, w->done);
+            } else if (st == MCTS_REQ_FAILED) {
+                mcts_puct_abandon(w, r);     /* the node stays PENDING: the tree is reset after */
+                waiting--;
+                w->failed = 1;
+                atomic_store(&s->stop, 1);
+            }
+        }
+        if (!no_more && waiting < w->nslots) {
+            if (!ticket && !(ticket = take_ticket(s))) no_more = true;
+            if (ticket) {
+                int free_slot = 0;
+                while (mcts_request_state(&w->slots[free_slot]) != MCTS_REQ_FREE) free_slot++;
+                mcts_request *r = &w->slots[free_slot];
+                int d = descend(w, r);
+                if (d == D_SUBMIT) {
+                    while (!mcts_batcher_submit(&s->batcher, r)) sched_yield();   /* never full */
+                    waiting++;
+                    ticket = false;
+                    progress = true;
+                } else if (d == D_DONE) {
+                    w->done++;
+                    ticket = false;
+                    progress = true;
+                    past_deadline(s, w->done);
+                } else if (d == D_FULL) {
+                    w->full = 1;
+                    ticket = false;
+                    atomic_store(&s->stop, 1);
+                } else {
+                    w->collisions++;          /* keep the ticket, retry after a pause */
+                }
+            }
+        }
+        if (atomic_load_explicit(&s->stop, memory_order_relaxed)) { no_more = true; ticket = false; }
+        if (no_more && !ticket && waiting == 0) break;
+        if (progress) spins = 0;
+        else mcts_backoff(&spins);
+    }
+    atomic_fetch_sub_explicit(&s->running, 1, memory_order_release);
+    return NULL;
+}
+
+int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
+                     char *err, size_t errlen) {
+    double t0 = now_s();
+    mcts_tree *t = &s->tree;
+    mcts_node *root = mcts_tree_root(t);
+    if (st) memset(st, 0, sizeof *st);
+    if (atomic_load(&root->state) == MCTS_TERMINAL) return 0;
+    uint32_t have = mcts_stats_n(mcts_node_load(root));
+    uint64_t room = have < MCTS_MAX_VISITS ? MCTS_MAX_VISITS - have : 0;
+    if (sims == 0 && time_ms <= 0) sims = 1;
+    s->target = sims && sims < room ? sims : room;
+    atomic_store(&s->started, 0);
+    atomic_store(&s->stop, 0);
+    s->deadline = time_ms > 0 ? t0 + time_ms / 1000.0 : 0;
+    uint64_t evals = 0, batches = 0, done = 0, collisions = 0;
+    int rc = 0, full = 0;
+    char ebuf[256] = "";
+
+    /* A new root is evaluated first, alone (it is simulation 1), so that noise can be mixed in. */
+    puct_worker w0;
+    int nslots0 = s->cfg.threads == 1 ? s->cfg.batch : 1;
+    if (worker_init(&w0, s, nslots0, s->rng)) { worker_free(&w0); snprintf(err, errlen, "out of memory"); return -1; }
+    s->rng = mcts_seed(s->rng ^ 0x5EA4C4ULL);
+    if (atomic_load(&root->state) == MCTS_NEW && s->target > 0) {
+        atomic_fetch_add(&s->started, 1);
+        descend(&w0, &w0.slots[0]);
+        mcts_eval_item it = w0.slots[0].item;
+        if (mcts_evaluate(s->ev, &it, 1, ebuf, sizeof ebuf) != 0) rc = -1;
+        else {
+            w0.slots[0].item.value = it.value;
+            complete(&w0, &w0.slots[0]);
+            evals++, batches++, done++;
+        }
+    }
+    if (rc == 0 && noise && s->cfg.noise_eps > 0) mcts_puct_root_noise(s);
+
+    if (rc == 0 && s->cfg.threads == 1) {
+        rc = search_inline(s, &w0, ebuf, sizeof ebuf, &evals, &batches);
+        done += w0.done;
+        collisions += w0.collisions;
+        full |= w0.full;
+    } else if (rc == 0) {
+        int nt = s->cfg.threads;
+        puct_worker *ws = calloc((size_t)nt, sizeof *ws);
+        pthread_t *th = calloc((size_t)nt, sizeof *th);
+        int ok = ws && th;
+        for (int i = 0; ok && i < nt; i++) ok = worker_init(&ws[i], s, s->cfg.inflight, s->rng + (uint64_t)i + 1) == 0;
+        s->batcher.evals = s->batcher.batches = 0;
+        atomic_store(&s->batcher.failed, 0);
+        int started = 0;
+        atomic_store(&s->running, 0);
+        for (int i = 0; ok && i < nt; i++) {
+            atomic_fetch_add(&s->running, 1);
+            if (pthread_create(&th[i], NULL, worker_main, &ws[i]) != 0) { atomic_fetch_sub(&s->running, 1); break; }
+            started++;
+        }
+        if (!ok || started == 0) { rc = -1; snprintf(ebuf, sizeof ebuf, "cannot start search threads"); }
+        /* The caller serves evaluations until every worker has finished (they wait for their own
+         * leaves, and serve() never waits for a full batch: no deadlock). */
+        int idle = 0;
+        while (started && atomic_load_explicit(&s->running, memory_order_acquire) > 0) {
+            if (mcts_batcher_serve(&s->batcher) != 0) idle = 0;
+            else mcts_backoff(&idle);
+        }
+        while (mcts_batcher_serve(&s->batcher) > 0) {}
+        for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+        if (atomic_load(&s->batcher.failed)) { rc = -1; memcpy(ebuf, s->batcher.err, sizeof ebuf); }
+        evals += s->batcher.evals;
+        batches += s->batcher.batches;
+        for (int i = 0; ws && i < nt; i++) {
+            done += ws[i].done;
+            collisions += ws[i].collisions;
+            full |= ws[i].full;
+            worker_free(&ws[i]);
+        }
+        free(ws);
+        free(th);
+        s->rng = mcts_seed(s->rng + (uint64_t)nt);
+    }
+    worker_free(&w0);
+    if (st) {
+        st->iterations = done;
+        st->seconds = now_s() - t0;
+        st->nodes = mcts_arena_used(&t->nodes[t->cur]);
+        st->collisions = collisions;
+        st->evals = evals;
+        st->batches = batches;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "evaluator %s: %s", s->ev->name ? s->ev->name : "?", ebuf);
+        zz_pos p = t->root_pos;
+        mcts_tree_reset(t, &p, true);        /* PENDING nodes may remain: start clean */
+        return -1;
+    }
+    if (full) { snprintf(err, errlen, "search tree is full"); return -1; }
+    return 0;
+}
+
+/* ---- move choice ---------------------------------------------------------------------------- */
+zz_move mcts_puct_pick(mcts_puct *s, double temperature) {
+    const mcts_tree *t = &s->tree;
+    const mcts_node *root = mcts_tree_root(t);
+    uint32_t k = 0;
+    MCTS_FOR_EACH_CHILD(t, root, c) k++;
+    if (k == 0) {
+        if (root->nedges) return mcts_tree_edges(t, root->edges)[0].move;
+        return zz_over(&t->root_pos) ? ZZ_MOVE_NONE : zz_random_move(&t->root_pos, &s->rng);
+    }
+    zz_move *moves = malloc(k * sizeof *moves);
+    int *visits = malloc(k * sizeof *visits);
+    zz_move m = ZZ_MOVE_NONE;
+    if (moves && visits) {
+        int n = mcts_tree_root_children(t, moves, visits, NULL, (int)k);
+        m = moves[0];
+        if (temperature > 0 && n > 1 && visits[0] > 0) {
+            double sum = 0, *w = malloc((size_t)n * sizeof *w);
+            if (w) {
+                for (int i = 0; i < n; i++)
+                    sum += w[i] = visits[i] > 0 ? exp(log((double)visits[i] / visits[0]) / temperature) : 0;
+                double x = mcts_rand_unit(&s->rng) * sum;
+                for (int i = 0; i < n; i++) {
+                    if (x < w[i]) { m = moves[i]; break; }
+                    x -= w[i];
+                }
+                free(w);
+            }
+        }
+    }
+    free(moves);
+    free(visits);
+    return m;
+}
+
+int mcts_puct_think(mcts_puct *s, int sims, double time_ms, mcts_think *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    const zz_pos *p = &s->tree.root_pos;
+    if (zz_over(p)) return 0;
+    if (s->cfg.root_win_check) {
+        zz_move win = mcts_find_win(p);
+        if (win) { out->move = win; out->root_q = 1; return 0; }
+    }
+    if (zz_count_moves(p) == 1) {            /* forced (often a chain's next jump): no search, */
+        zz_move only[6 * 61];                /* and not a policy target */
+        zz_gen_moves(p, only);
+        out->move = only[0];
+        return 0;
+    }
+    bool full;
+    if (sims > 0 || time_ms > 0) full = true;
+    else {
+        full = s->cfg.full_prob >= 1.0 || mcts_rand_unit(&s->rng) < s->cfg.full_prob;
+        sims = full ? s->cfg.sims_full : s->cfg.sims_fast;
+    }
+    if (mcts_puct_search(s, sims > 0 ? (uint64_t)sims : 0, time_ms, full && s->cfg.noise, &out->stats, err, errlen) != 0 &&
+        !atomic_load(&s->tree.full))
+        return -1;
+    const mcts_node *root = mcts_tree_root(&s->tree);
+    double q = mcts_stats_q(mcts_node_load(root));
+    out->root_q = (float)(root->player == root->to_move ? q : -q);
+    double temp = (s->cfg.temp_plies == 0 || p->ply < s->cfg.temp_plies) ? s->cfg.temperature : 0.0;
+    out->move = mcts_puct_pick(s, temp);
+    out->full = full;
+    return 0;
+}

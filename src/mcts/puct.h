@@ -1,0 +1,119 @@
+/* puct.h — PUCT search guided by an evaluator (AlphaZero style), on the shared lock-free tree.
+ *
+ * A node is expanded once, by the thread that wins the NEW -> PENDING CAS, with the evaluator's
+ * priors: its moves are stored as edges sorted by prior (ties in a seeded random order), and
+ * children are opened in that order, so the opened children are always a prefix of the edges
+ * and only the next edge needs to be scored besides the open children.  Selection maximises
+ *     Q + c_puct * P * sqrt(N) / (1 + n)
+ * with an unopened child valued at the parent's Q minus fpu_reduction * sqrt(opened priors).
+ * Values are backed up from the view of the player who moved into each node (tree.h), so the
+ * sign flips only where the player to move changes (never inside a chain of jumps).
+ *
+ * Modes.  threads == 1: the caller selects up to `batch` leaves (virtual loss keeps them
+ * apart), evaluates them in one call and backs them up: deterministic for a seed.
+ * threads > 1: that many worker threads select and back up, each with up to `inflight` leaves
+ * waiting; the caller runs the batcher (batcher.h) that evaluates whatever is queued.
+ *
+ * Root options: Dirichlet noise (alpha = noise_alpha_total / legal moves), temperature for the
+ * move choice, tree reuse (mcts_puct_advance), and playout-cap randomisation (mcts_puct_think:
+ * a full search with probability full_prob, else a fast one; only full searches are marked as
+ * policy targets). */
+#ifndef MCTS_PUCT_H
+#define MCTS_PUCT_H
+
+#include "batcher.h"
+#include "evaluator.h"
+#include "tree.h"
+#include "uct.h"       /* mcts_search_stats */
+
+typedef struct mcts_puct_config {
+    uint64_t seed;
+    int threads;               /* 1 = deterministic; > 1: workers + the caller as evaluator */
+    int batch;                 /* leaves per evaluator call at most */
+    int inflight;              /* leaves waiting per worker thread (threads > 1) */
+    double c_puct;
+    double fpu_reduction;      /* unopened child's Q = parent Q - fpu_reduction*sqrt(open priors) */
+    double fpu_reduction_root; /* the same at the root */
+    int virtual_loss;          /* visits in flight per descent (≥ 1) */
+    int noise;                 /* full searches mix Dirichlet noise into the root priors */
+    double noise_eps;          /* weight of the noise */
+    double noise_alpha_total;  /* alpha * legal moves */
+    double temperature;        /* move choice ∝ N^(1/T) while ply < temp_plies; 0 = most visits */
+    int temp_plies;            /* plies (from the game start) with temperature; 0 = every ply */
+    double full_prob;          /* playout-cap randomisation: probability of a full search */
+    int sims_full, sims_fast;  /* simulations of a full / fast search */
+    int reuse;                 /* keep the subtree of the move played */
+    int max_children;          /* keep only the best max_children priors at expansion (0 = all) */
+    int root_win_check;        /* think() plays an immediately winning move unsearched */
+    uint32_t max_nodes;        /* node arena capacity (0 = default) */
+    uint32_t max_edges;        /* edge arena capacity (0 = default) */
+} mcts_puct_config;
+
+void mcts_puct_config_default(mcts_puct_config *c);
+
+typedef struct mcts_puct mcts_puct;
+
+/* A searcher over evaluator ev (borrowed: it must outlive the searcher).  NULL with a message
+ * on bad configuration or out-of-memory.  The root starts at the 37-ring opening. */
+mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen);
+void mcts_puct_free(mcts_puct *s);
+const mcts_tree *mcts_puct_tree(const mcts_puct *s);
+const mcts_puct_config *mcts_puct_get_config(const mcts_puct *s);
+
+/* A fresh tree at p. */
+void mcts_puct_set_root(mcts_puct *s, const zz_pos *p);
+/* Play m at the root; keeps its subtree when cfg.reuse and it exists (returns whether kept). */
+bool mcts_puct_advance(mcts_puct *s, zz_move m);
+
+/* Run `sims` more simulations (a first evaluation of a new root counts as one), stopping
+ * early after time_ms when > 0 (sims 0 = until the time is up).  With `noise`, Dirichlet noise
+ * is mixed into the root priors (once per root).  Returns 0, or -1 with a message (evaluator
+ * failure: the tree is reset; out of memory: the search stops with what it has). */
+int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
+                     char *err, size_t errlen);
+
+/* Choose a root move from the visit counts: ∝ N^(1/T), most visits when T ≤ 0. */
+zz_move mcts_puct_pick(mcts_puct *s, double temperature);
+
+typedef struct mcts_think {
+    zz_move move;              /* the move to play (ZZ_MOVE_NONE when the game is over) */
+    int full;                  /* 1: a full search, a policy-training target */
+    float root_q;              /* root value for the player to move */
+    mcts_search_stats stats;
+} mcts_think;
+
+/* ---- stepping API: what a self-play scheduler drives ------------------------------------------
+ * Many games in flight, each with its own mcts_puct; worker threads step them and submit the
+ * leaves to one shared batcher (batcher.h) whose thread evaluates whatever is queued and
+ * publishes the results in the requests; the workers then finish them.  A worker holds the
+ * per-thread scratch (request slots with move/prior buffers, sort keys, a node cache) for one
+ * tree: use it from one thread at a time; several workers may step the same tree at once.
+ * Reset or advance a tree only when none of its requests is in flight.  The caller counts the
+ * simulations (root visits: mcts_stats_n of the root) and applies the root noise after the root's
+ * own request is finished. */
+typedef struct mcts_puct_worker mcts_puct_worker;
+enum { MCTS_STEP_SUBMIT, MCTS_STEP_DONE, MCTS_STEP_COLLISION, MCTS_STEP_FULL, MCTS_STEP_BUSY };
+
+/* A worker for s with `slots` request slots; NULL on out-of-memory. */
+mcts_puct_worker *mcts_puct_worker_new(mcts_puct *s, int slots, uint64_t seed);
+void mcts_puct_worker_free(mcts_puct_worker *w);
+/* Start one simulation.  SUBMIT: *req holds a leaf to evaluate (submit it to a batcher, or
+ * evaluate it and mark it MCTS_REQ_DONE yourself), then mcts_puct_finish it; DONE: a terminal
+ * result was backed up; COLLISION: the path met a leaf still being evaluated (nothing counted:
+ * retry later); FULL: the tree is out of memory; BUSY: every slot is in flight. */
+int mcts_puct_step(mcts_puct_worker *w, mcts_request **req);
+/* Expand and back up an evaluated request (state MCTS_REQ_DONE); its slot is free again. */
+void mcts_puct_finish(mcts_puct_worker *w, mcts_request *req);
+/* Give up a request (e.g. MCTS_REQ_FAILED): its visits in flight are taken back; its node stays
+ * PENDING, so reset the tree before searching it again. */
+void mcts_puct_abandon(mcts_puct_worker *w, mcts_request *req);
+/* Mix Dirichlet noise into the (expanded) root's priors, once per root. */
+void mcts_puct_root_noise(mcts_puct *s);
+
+/* One move decision with playout-cap randomisation and the temperature rule (does not play
+ * the move; call mcts_puct_advance).  sims > 0 overrides the full/fast choice (full, no
+ * randomisation).  A forced move (one legal move) is returned unsearched with full = 0, and
+ * with cfg.root_win_check so is a move that wins at once.  Returns 0 or -1 with a message. */
+int mcts_puct_think(mcts_puct *s, int sims, double time_ms, mcts_think *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,316 @@
+/* test_engine.c — the engine protocol: a scripted session through the protocol handler on
+ * in-memory streams (every command, errors that leave the state alone, single jumps as moves,
+ * whole turns, a complete game), and the real binary ($ZZ_TOOLDIR/engine) over pipes. */
+#include "game_helpers.h"
+#include "mcts/proc.h"
+#include "mcts/protocol.h"
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Run one command; returns its answer lines (malloc'd, NUL-separated into lines[]). */
+typedef struct { char *buf; char *line[4096]; int n; } answer;
+
+static void ask(mcts_session *s, const char *cmd, answer *a) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    mcts_session_command(s, cmd, out);
+    fclose(out);
+    a->buf = buf;
+    a->n = 0;
+    for (char *p = buf; *p && a->n < 4096;) {
+        char *nl = strchr(p, '\n');
+        ck_assert_msg(nl != NULL, "unterminated line after '%s'", cmd);
+        *nl = 0;
+        a->line[a->n++] = p;
+        p = nl + 1;
+    }
+}
+
+static void done(answer *a) { free(a->buf); }
+
+/* The command must succeed: last line "ok", no "err". Returns the number of lines before ok. */
+static int ask_ok(mcts_session *s, const char *cmd, answer *a) {
+    ask(s, cmd, a);
+    ck_assert_msg(a->n >= 1 && !strcmp(a->line[a->n - 1], "ok"), "'%s' did not end with ok", cmd);
+    for (int i = 0; i < a->n; i++) ck_assert_msg(strncmp(a->line[i], "err", 3), "'%s': %s", cmd, a->line[i]);
+    return a->n - 1;
+}
+
+static void ask_err(mcts_session *s, const char *cmd) {
+    answer a;
+    zz_pos before = *mcts_session_position(s);
+    ask(s, cmd, &a);
+    ck_assert_msg(a.n == 2 && !strncmp(a.line[0], "err ", 4) && !strcmp(a.line[1], "ok"), "'%s' was not an error", cmd);
+    ck_assert(zz_pos_equal(&before, mcts_session_position(s)));      /* state unchanged */
+    ck_assert_int_eq(before.ply, mcts_session_position(s)->ply);
+    done(&a);
+}
+
+START_TEST(protocol_commands) {
+    char err[256];
+    mcts_session *s = mcts_session_new("uct:300", 1, 7, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    answer a;
+    ck_assert_int_eq(ask_ok(s, "info", &a), 3);
+    ck_assert(!strncmp(a.line[0], "id zertz-mcts", 13));
+    ck_assert_str_eq(a.line[1], "agent uct:300");
+    done(&a);
+    ask(s, "   ", &a);                                   /* blank: no answer at all */
+    ck_assert_int_eq(a.n, 0);
+    done(&a);
+    ck_assert_int_eq(ask_ok(s, "newgame 48", &a), 0);
+    done(&a);
+    ck_assert_int_eq(zz_pos_board(mcts_session_position(s))->rings, 48);
+    int nb = ask_ok(s, "board", &a);
+    int found = 0;
+    for (int i = 0; i < nb; i++) found |= !strcmp(a.line[i], "rings 48 ply 0 to_move 0");
+    ck_assert(found);
+    ck_assert_str_eq(a.line[nb - 1], "result none");
+    done(&a);
+    /* validmoves: every legal move, parsed back */
+    ck_assert_int_eq(ask_ok(s, "validmoves", &a), 1);
+    int count = 1;
+    for (char *p = a.line[0]; *p; p++) count += *p == ';';
+    ck_assert_int_eq(count, zz_count_moves(mcts_session_position(s)));
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(a.line[0], ";"), a.line[0]);
+    done(&a);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "play %s", first);
+    ck_assert_int_eq(ask_ok(s, cmd, &a), 0);
+    done(&a);
+    ck_assert_int_eq(mcts_session_position(s)->ply, 1);
+    /* errors leave everything as it was */
+    ask_err(s, "play");
+    ask_err(s, "play Zz99");
+    ask_err(s, "play Wa1,a1");
+    ask_err(s, "play x d1Gd3");
+    ask_err(s, "bestmove sims");
+    ask_err(s, "bestmove sims -3");
+    ask_err(s, "bestmove depth 3");
+    ask_err(s, "undo 5");
+    ask_err(s, "undo x");
+    ask_err(s, "newgame 50");
+    ask_err(s, "frobnicate");
+    ask_err(s, "options set bogus 1");
+    ask_err(s, "options set agent alphabeta");
+    ask_err(s, "options set threads 0");
+    /* bestmove does not play */
+    ck_assert_int_eq(ask_ok(s, "bestmove sims 200", &a), 1);
+    zz_move m;
+    ck_assert_msg(zz_move_from_text(mcts_session_position(s), a.line[0], &m, err, sizeof err) == 0, "%s", err);
+    done(&a);
+    ck_assert_int_eq(mcts_session_position(s)->ply, 1);
+    ck_assert_int_eq(ask_ok(s, "bestmove time 30", &a), 1);
+    ck_assert(zz_move_from_text(mcts_session_position(s), a.line[0], &m, err, sizeof err) == 0);
+    done(&a);
+    ck_assert_int_eq(ask_ok(s, "undo", &a), 0);
+    done(&a);
+    ck_assert_int_eq(mcts_session_position(s)->ply, 0);
+    /* options */
+    ck_assert_int_eq(ask_ok(s, "options", &a), 5);
+    done(&a);
+    ck_assert_int_eq(ask_ok(s, "options set sims 120", &a), 0);
+    done(&a);
+    ck_assert_int_eq(ask_ok(s, "options get sims", &a), 1);
+    ck_assert_str_eq(a.line[0], "sims 120");
+    done(&a);
+    ck_assert_int_eq(ask_ok(s, "options set agent random", &a), 0);
+    done(&a);
+    ck_assert_int_eq(ask_ok(s, "options get agent", &a), 1);
+    ck_assert_str_eq(a.line[0], "agent random");
+    done(&a);
+    ask(s, "quit", &a);
+    ck_assert(a.n == 1 && !strcmp(a.line[0], "ok"));
+    done(&a);
+    mcts_session_free(s);
+}
+END_TEST
+
+/* A random game (seeded) with a chain of at least two jumps: the moves before the chain, and the
+ * chain. */
+static int find_chain(zz_move *before, int *nbefore, zz_move *chain) {
+    for (uint64_t seed = 1; seed < 5000; seed++) {
+        uint64_t rng = seed;
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        int n = 0;
+        while (!zz_over(&p)) {
+            if (zz_must_capture(&p)) {   /* play the whole capture turn and see how long it is */
+                zz_pos q = p;
+                int k = 0, me = q.to_move;
+                do { chain[k++] = zz_random_move(&q, &rng); zz_apply(&q, chain[k - 1], NULL); }
+                while (!zz_over(&q) && q.to_move == me && q.chain != ZZ_NO_CELL && k < ZZ_MAX_CHAIN);
+                if (k >= 2) { *nbefore = n; return k; }
+                for (int i = 0; i < k; i++) { before[n++] = chain[i]; zz_apply(&p, chain[i], NULL); }
+                continue;
+            }
+            before[n] = zz_random_move(&p, &rng);
+            zz_apply(&p, before[n++], NULL);
+        }
+    }
+    return 0;
+}
+
+START_TEST(protocol_jumps_and_whole_turns) {
+    zz_move before[512], chain[ZZ_MAX_CHAIN];
+    int nbefore = 0, k = find_chain(before, &nbefore, chain);
+    ck_assert_int_ge(k, 2);
+    char err[256], cmd[ZZ_NOTATION_MAX + 16], text[ZZ_NOTATION_MAX];
+    mcts_session *s = mcts_session_new("uct:100", 1, 1, err, sizeof err);
+    answer a;
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    for (int i = 0; i < nbefore; i++) {
+        zz_move_to_text(&p, before[i], text);
+        snprintf(cmd, sizeof cmd, "play %s", text);
+        ask_ok(s, cmd, &a);
+        done(&a);
+        zz_apply(&p, before[i], NULL);
+    }
+    ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+    /* bestmove answers a single jump; the same player moves again after it */
+    ck_assert_int_eq(ask_ok(s, "bestmove sims 100", &a), 1);
+    zz_move m;
+    ck_assert(zz_move_from_text(&p, a.line[0], &m, err, sizeof err) == 0);
+    ck_assert(zz_move_is_jump(m));
+    ck_assert(!strncmp(a.line[0], "x ", 2));
+    done(&a);
+    /* the whole chain as one turn */
+    zz_turn_to_text(&p, chain, k, text);
+    snprintf(cmd, sizeof cmd, "play %s", text);
+    ck_assert_int_eq(ask_ok(s, cmd, &a), 0);
+    done(&a);
+    for (int i = 0; i < k; i++) zz_apply(&p, chain[i], NULL);
+    ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+    snprintf(cmd, sizeof cmd, "undo %d", k);
+    ask_ok(s, cmd, &a);
+    done(&a);
+    /* and jump by jump */
+    zz_pos q = *mcts_session_position(s);
+    int me = q.to_move;
+    for (int i = 0; i < k; i++) {
+        zz_move_to_text(&q, chain[i], text);
+        snprintf(cmd, sizeof cmd, "play %s", text);
+        ask_ok(s, cmd, &a);
+        done(&a);
+        zz_apply(&q, chain[i], NULL);
+        if (i < k - 1) ck_assert_int_eq(mcts_session_position(s)->to_move, me);
+    }
+    ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+    mcts_session_free(s);
+}
+END_TEST
+
+START_TEST(protocol_full_game) {
+    char err[256];
+    mcts_session *s = mcts_session_new("uct:100", 1, 3, err, sizeof err);
+    answer a;
+    ask_ok(s, "newgame 37", &a);
+    done(&a);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    while (!zz_over(&p)) {
+        ck_assert_int_eq(ask_ok(s, "bestmove", &a), 1);
+        zz_move m;
+        ck_assert_msg(zz_move_from_text(&p, a.line[0], &m, err, sizeof err) == 0, "%s: %s", a.line[0], err);
+        char cmd[ZZ_NOTATION_MAX + 8];
+        snprintf(cmd, sizeof cmd, "play %s", a.line[0]);
+        done(&a);
+        ask_ok(s, cmd, &a);
+        done(&a);
+        zz_apply(&p, m, NULL);
+        ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+    }
+    ask_err(s, "bestmove");
+    ask_err(s, "play Wa1,a2");
+    ck_assert_int_eq(ask_ok(s, "validmoves", &a), 1);
+    ck_assert_str_eq(a.line[0], "");
+    done(&a);
+    int nb = ask_ok(s, "board", &a);
+    ck_assert(!strncmp(a.line[nb - 1], "result ", 7) && strcmp(a.line[nb - 1], "result none"));
+    done(&a);
+    mcts_session_free(s);
+}
+END_TEST
+
+START_TEST(protocol_run_over_streams) {
+    const char script[] = "info\n\nnewgame 61\nplay Wa1,a2\nbogus\nundo\nboard\nquit\ninfo\n";
+    FILE *in = fmemopen((void *)script, sizeof script - 1, "r");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    char err[256];
+    mcts_session *s = mcts_session_new("random", 1, 1, err, sizeof err);
+    ck_assert_int_eq(mcts_session_run(s, in, out), 0);
+    fclose(in);
+    fclose(out);
+    int oks = 0, errs = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        oks += !strcmp(line, "ok");
+        errs += !strncmp(line, "err ", 4);
+    }
+    ck_assert_int_eq(oks, 7);            /* 7 commands before quit (blank line ignored), stops there */
+    ck_assert_int_eq(errs, 1);
+    ck_assert_int_eq(zz_pos_board(mcts_session_position(s))->rings, 61);
+    ck_assert_int_eq(mcts_session_position(s)->ply, 0);
+    free(buf);
+    mcts_session_free(s);
+}
+END_TEST
+
+START_TEST(engine_binary_over_pipes) {
+    const char *dir = getenv("ZZ_TOOLDIR");
+    char prog[600];
+    snprintf(prog, sizeof prog, "%s/engine", dir && *dir ? dir : "tools");
+    if (access(prog, X_OK) != 0) {
+        fprintf(stderr, "test_engine: SKIP binary test: %s not built\n", prog);
+        return;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    char cmdline[700], err[256], line[8192];
+    snprintf(cmdline, sizeof cmdline, "%s --agent uct:200 --seed 5", prog);
+    mcts_proc p;
+    ck_assert_msg(mcts_proc_spawn(&p, cmdline, err, sizeof err) == 0, "%s", err);
+    const char *cmds[] = { "info", "newgame 37", "play Wd4,a1", "play nonsense", "bestmove sims 100", "undo", "quit" };
+    int errs = 0;
+    for (unsigned i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        ck_assert_int_eq(mcts_proc_send(&p, cmds[i]), 0);
+        for (;;) {
+            ck_assert_msg(mcts_proc_read_line(&p, line, sizeof line) == 0, "engine stopped after '%s'", cmds[i]);
+            if (!strcmp(line, "ok")) break;
+            errs += !strncmp(line, "err ", 4);
+            if (i == 0) ck_assert(!strncmp(line, "id ", 3) || !strncmp(line, "agent ", 6) || !strncmp(line, "boards", 6));
+        }
+    }
+    ck_assert_int_eq(errs, 1);
+    ck_assert_int_eq(mcts_proc_read_line(&p, line, sizeof line), -1);   /* exited after quit */
+    mcts_proc_close(&p);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("engine");
+    TCase *t = tcase_create("protocol");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, protocol_commands);
+    tcase_add_test(t, protocol_jumps_and_whole_turns);
+    tcase_add_test(t, protocol_full_game);
+    tcase_add_test(t, protocol_run_over_streams);
+    tcase_add_test(t, engine_binary_over_pipes);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) {
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,161 @@
+/* test_mcts_arena.c — agents and matches: spec parsing and its errors, the Elo estimate,
+ * reproducible matches (same seed, any number of parallel games: same games), SGF records that
+ * read back, and the cmd: agent driving our own engine binary ($ZZ_TOOLDIR/engine). */
+#include "game/sgf.h"
+#include "game_helpers.h"
+#include "mcts/match.h"
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+START_TEST(agent_specs) {
+    char err[256];
+    const char *good[] = { "random", "uct:10", "uct:50,c=0.5,fpu=0.1,pwc=1.5,pwa=0.4,threads=2,vl=2,win=0",
+                           "puct:uniform:20", "puct:rollout:2:20", "puct:uniform:30,c=2,batch=4,noise=1,temp=1,full=0.5,fast=5" };
+    for (unsigned i = 0; i < sizeof good / sizeof *good; i++) {
+        mcts_agent *a = mcts_agent_new(good[i], 1, err, sizeof err);
+        ck_assert_msg(a != NULL, "%s: %s", good[i], err);
+        ck_assert_str_eq(mcts_agent_name(a), good[i]);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B48);
+        ck_assert_int_eq(mcts_agent_newgame(a, &p, 3, err, sizeof err), 0);
+        for (int k = 0; k < 3; k++) {                /* a few moves, kept in sync by played() */
+            zz_move m;
+            ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+            ck_assert(zz_is_legal(&p, m));
+            ck_assert_int_eq(mcts_agent_played(a, &p, m, err, sizeof err), 0);
+            zz_apply(&p, m, NULL);
+        }
+        ck_assert_int_eq(mcts_agent_get_stats(a)->moves, 3);
+        mcts_agent_free(a);
+    }
+    const char *bad[] = { "", "uct", "uct:", "uct:0", "uct:-5", "uct:12x", "uct:10,c", "uct:10,zz=1", "uct:10,c=abc",
+                          "puct:100", "puct::100", "puct:uniform:0", "puct:weights/x.ckpt:100", "cmd:", "alphabeta:3" };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        ck_assert_msg(mcts_agent_new(bad[i], 1, err, sizeof err) == NULL, "'%s' was accepted", bad[i]);
+        ck_assert_msg(err[0] != 0, "'%s': no message", bad[i]);
+    }
+    ck_assert_ptr_null(mcts_agent_new("puct:weights/x.ckpt:100", 1, err, sizeof err));
+    ck_assert_msg(strstr(err, "weights/x.ckpt") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(elo_estimate) {
+    mcts_elo e = mcts_elo_estimate(50, 50, 0);
+    ck_assert(fabs(e.elo) < 1e-9 && e.lo < 0 && e.hi > 0);
+    ck_assert(fabs(e.lo + e.hi) < 1e-6);
+    e = mcts_elo_estimate(75, 25, 0);
+    ck_assert(fabs(e.elo - 190.85) < 0.1);
+    ck_assert(e.lo < e.elo && e.elo < e.hi);
+    e = mcts_elo_estimate(30, 10, 20);                    /* draws count half */
+    ck_assert(fabs(e.score - 40.0 / 60) < 1e-12);
+    e = mcts_elo_estimate(10, 0, 0);
+    ck_assert(isinf(e.elo) && e.elo > 0);
+    e = mcts_elo_estimate(0, 0, 0);
+    ck_assert(e.score == 0 && e.elo == 0);
+}
+END_TEST
+
+static mcts_match_result run(const char *a, const char *b, int games, int parallel, uint64_t seed, const char *dir) {
+    mcts_match_config c;
+    memset(&c, 0, sizeof c);
+    c.spec[0] = a;
+    c.spec[1] = b;
+    c.games = games;
+    c.parallel = parallel;
+    c.seed = seed;
+    c.board = ZZ_B37;
+    c.sgf_dir = dir;
+    mcts_match_result r;
+    char err[256];
+    ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(r.errors == 0, "%s", r.first_error);
+    ck_assert_int_eq(r.games, games);
+    ck_assert_int_eq(r.wins + r.losses + r.draws, games);
+    return r;
+}
+
+START_TEST(match_reproducible) {
+    mcts_match_result r1 = run("uct:150", "puct:rollout:40", 6, 1, 11, NULL);
+    mcts_match_result r2 = run("uct:150", "puct:rollout:40", 6, 3, 11, NULL);
+    mcts_match_result r3 = run("uct:150", "puct:rollout:40", 6, 2, 12, NULL);
+    ck_assert_uint_eq(r1.digest, r2.digest);             /* same games, whatever the parallelism */
+    ck_assert_int_eq(r1.wins, r2.wins);
+    ck_assert_int_eq(r1.plies, r2.plies);
+    ck_assert_uint_ne(r1.digest, r3.digest);             /* another seed, other games */
+    ck_assert_int_gt(r1.moves[0], 0);
+    ck_assert_int_gt(r1.moves[1], 0);
+    ck_assert(r1.seconds[0] > 0);
+}
+END_TEST
+
+START_TEST(match_writes_sgf) {
+    char dir[] = "/tmp/zz-arena-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    mcts_match_result r = run("random", "uct:50", 4, 2, 5, dir);
+    int wins_b = 0;
+    for (int i = 0; i < 4; i++) {
+        char path[256], err[256];
+        snprintf(path, sizeof path, "%s/game-%04d.sgf", dir, i);
+        zz_game g;
+        ck_assert_msg(zz_sgf_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+        ck_assert(zz_over(&g.final));
+        /* game i: A (random) moves first when i is even */
+        const char *first = i % 2 == 0 ? "random" : "uct:50";
+        ck_assert_str_eq(g.player_name[0], first);
+        if (g.winner >= 0 && strcmp(g.player_name[g.winner], "uct:50") == 0) wins_b++;
+        zz_game_free(&g);
+        unlink(path);
+    }
+    ck_assert_int_eq(wins_b, r.losses);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(cmd_agent_plays_our_engine) {
+    const char *dir = getenv("ZZ_TOOLDIR");
+    char prog[512];
+    snprintf(prog, sizeof prog, "%s/engine", dir && *dir ? dir : "tools");
+    if (access(prog, X_OK) != 0) {
+        fprintf(stderr, "test_mcts_arena: SKIP cmd agent test: %s not built\n", prog);
+        return;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    char spec[600];
+    snprintf(spec, sizeof spec, "cmd:%s --agent uct:200", prog);
+    mcts_match_result r = run(spec, "random", 2, 2, 3, NULL);
+    ck_assert_int_eq(r.wins, 2);
+    /* a program that is not an engine is a clear error, not a hang */
+    char err[256];
+    ck_assert_ptr_null(mcts_agent_new("cmd:/bin/true", 1, err, sizeof err));
+    ck_assert(strstr(err, "closed") != NULL);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("mcts_arena");
+    TCase *t = tcase_create("arena");
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, agent_specs);
+    tcase_add_test(t, elo_estimate);
+    tcase_add_test(t, match_reproducible);
+    tcase_add_test(t, match_writes_sgf);
+    tcase_add_test(t, cmd_agent_plays_our_engine);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) {
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,638 @@
+/* test_mcts_puct.c — PUCT with test-double evaluators: root visits = simulations, one expansion
+ * per node (evaluations = expanded nodes), the value sign through a chain of jumps, priors
+ * ordering, a won capture found, Dirichlet noise, temperature, playout-cap randomisation, tree
+ * reuse, batching limits, evaluator failures, and the parallel (batcher) mode. */
+#include "game_helpers.h"
+#include "mcts/agent.h"
+#include "mcts/puct.h"
+#include "nn/checkpoint.h"
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+enum { SCALE = 4 };
+#else
+enum { SCALE = 1 };
+#endif
+
+/* ---- test doubles ---------------------------------------------------------------------------- */
+enum { V_ZERO, V_PLAYER0_AHEAD, V_ROLLOUT };
+typedef struct {
+    int mode;
+    _Atomic long positions, calls;
+    int max_n;                 /* largest batch seen */
+    long fail_at;              /* fail on this call (0 = never) */
+    zz_move favour;            /* give this move prior 0.9 when legal */
+    uint64_t rng;
+} dbl;
+
+static int dbl_eval(mcts_evaluator *self, mcts_eval_item *it, int n, char *err, size_t errlen) {
+    dbl *d = self->ctx;
+    long call = atomic_fetch_add(&d->calls, 1) + 1;
+    if (d->fail_at && call >= d->fail_at) { snprintf(err, errlen, "test double failed on purpose"); return -1; }
+    if (n > d->max_n) d->max_n = n;
+    atomic_fetch_add(&d->positions, n);
+    for (int i = 0; i < n; i++) {
+        ck_assert(!zz_over(it[i].pos));
+        zz_move mv[ZZ_MAX_MOVES];
+        int m = zz_gen_moves(it[i].pos, mv);
+        ck_assert_int_eq(m, it[i].nmoves);                 /* moves in zz_gen_moves order */
+        ck_assert(memcmp(mv, it[i].moves, (size_t)m * sizeof *mv) == 0);
+        int fav = -1;
+        for (int j = 0; j < m; j++) if (mv[j] == d->favour) fav = j;
+        for (int j = 0; j < m; j++)
+            it[i].priors[j] = fav < 0 ? 1.0f / (float)m : j == fav ? 0.9f : 0.1f / (float)(m - 1 > 0 ? m - 1 : 1);
+        if (d->mode == V_ZERO) it[i].value = 0;
+        else if (d->mode == V_PLAYER0_AHEAD) it[i].value = it[i].pos->to_move == 0 ? 0.5f : -0.5f;
+        else {
+            zz_pos p = *it[i].pos;
+            while (!zz_over(&p)) zz_apply(&p, zz_random_move(&p, &d->rng), NULL);
+            it[i].value = p.winner < 0 ? 0.f : p.winner == it[i].pos->to_move ? 1.f : -1.f;
+        }
+    }
+    return 0;
+}
+
+static mcts_evaluator make_dbl(dbl *d, int mode) {
+    memset(d, 0, sizeof *d);
+    d->mode = mode;
+    d->rng = 12345;
+    return (mcts_evaluator){ .name = "double", .evaluate = dbl_eval, .ctx = d };
+}
+
+static void assert_tree_ok(const mcts_tree *t) {
+    const char *e = mcts_tree_check(t);
+    ck_assert_msg(e == NULL, "tree check: %s", e);
+}
+
+static uint32_t root_n(const mcts_puct *s) { return mcts_stats_n(mcts_node_load(mcts_tree_root(mcts_puct_tree(s)))); }
+
+static uint64_t tree_hash(const mcts_tree *t, const mcts_node *n) {
+    uint64_t h = mcts_node_load(n) * 0x9E3779B97F4A7C15ULL ^ n->move;
+    MCTS_FOR_EACH_CHILD(t, n, c) h = (h ^ tree_hash(t, c)) * 0x100000001B3ULL;
+    return h;
+}
+
+static long count_expanded(const mcts_tree *t, const mcts_node *n) {
+    long k = atomic_load(&((mcts_node *)n)->state) == MCTS_EXPANDED;
+    MCTS_FOR_EACH_CHILD(t, n, c) k += count_expanded(t, c);
+    return k;
+}
+
+static mcts_puct *make(mcts_puct_config *c, mcts_evaluator *ev) {
+    char err[256];
+    mcts_puct *s = mcts_puct_new(c, ev, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    return s;
+}
+
+static void search_ok(mcts_puct *s, uint64_t sims, bool noise, mcts_search_stats *st) {
+    char err[256];
+    int rc = mcts_puct_search(s, sims, 0, noise, st, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+}
+
+static void won_capture_position(zz_pos *p) {
+    th_build(p, ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
+    p->cap[0][1] = 3; p->pool[1] -= 3;
+    p->cap[0][2] = 5; p->pool[2] -= 5;
+}
+
+/* ---- tests ------------------------------------------------------------------------------------ */
+START_TEST(puct_visits_and_single_expansion) {
+    static const int threads[] = { 1, 1, 3, 4 }, batch[] = { 1, 8, 4, 16 };
+    for (int narrow = 0; narrow < 2; narrow++)
+    for (int k = 0; k < 4; k++) {
+        dbl d;
+        mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = threads[k];
+        c.batch = batch[k];
+        c.inflight = 4;
+        mcts_puct *s = make(&c, &ev);
+        zz_pos p;
+        zz_pos_init(&p, (zz_board_kind)(k % 3));
+        if (narrow) th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5 Ga1");   /* 3 moves: leaves collide */
+        mcts_puct_set_root(s, &p);
+        mcts_search_stats st;
+        int sims = 1500 / SCALE;
+        search_ok(s, (uint64_t)sims, true, &st);
+        const mcts_tree *t = mcts_puct_tree(s);
+        ck_assert_uint_eq(st.iterations, (uint64_t)sims);
+        ck_assert_uint_eq(root_n(s), (uint32_t)sims);                 /* root N = simulations */
+        assert_tree_ok(t);                                             /* sums, legality, no PENDING */
+        ck_assert_int_eq(atomic_load(&d.positions), count_expanded(t, mcts_tree_root(t)));  /* once each */
+        ck_assert_int_le(d.max_n, batch[k]);
+        if (batch[k] > 1 && !narrow) ck_assert_int_gt(d.max_n, 1);    /* batches really form */
+        if (batch[k] > 1 && narrow) ck_assert_uint_gt(st.collisions, 0);   /* the trap is exercised */
+        search_ok(s, 500 / SCALE, true, &st);                          /* a second search adds up */
+        ck_assert_uint_eq(root_n(s), (uint32_t)(sims + 500 / SCALE));
+        assert_tree_ok(t);
+        ck_assert_int_eq(atomic_load(&d.positions), count_expanded(t, mcts_tree_root(t)));
+        mcts_puct_free(s);
+    }
+}
+END_TEST
+
+START_TEST(puct_deterministic_single_thread) {
+    uint64_t h[3];
+    for (int r = 0; r < 3; r++) {
+        dbl d;
+        mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.seed = r == 2 ? 8 : 7;
+        c.batch = 6;
+        mcts_puct *s = make(&c, &ev);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        mcts_puct_set_root(s, &p);
+        search_ok(s, 800 / SCALE, true, NULL);                          /* with noise */
+        h[r] = tree_hash(mcts_puct_tree(s), mcts_tree_root(mcts_puct_tree(s)));
+        mcts_puct_free(s);
+    }
+    ck_assert_uint_eq(h[0], h[1]);
+    ck_assert_uint_ne(h[0], h[2]);
+}
+END_TEST
+
+/* Every node's Q from its player's view must be +0.5 for player 0 and -0.5 for player 1. */
+static int check_signs(const mcts_tree *t, const mcts_node *n, int *checked) {
+    int terminal = atomic_load(&((mcts_node *)n)->state) == MCTS_TERMINAL;
+    MCTS_FOR_EACH_CHILD(t, n, c) terminal |= check_signs(t, c, checked);
+    if (!terminal && mcts_stats_n(mcts_node_load(n)) > 0) {
+        double want = n->player == 0 ? 0.5 : -0.5, q = mcts_stats_q(mcts_node_load(n));
+        ck_assert_msg(fabs(q - want) < 1e-3, "node of player %d: Q %.4f, want %.1f", n->player, q, want);
+        (*checked)++;
+    }
+    return terminal;
+}
+
+START_TEST(puct_sign_through_jump_chain) {
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5 Ga1");    /* the chain d2-d4-d6 must continue */
+    for (int threads = 1; threads <= 2; threads++) {
+        dbl d;
+        mcts_evaluator ev = make_dbl(&d, V_PLAYER0_AHEAD);
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = threads;
+        mcts_puct *s = make(&c, &ev);
+        mcts_puct_set_root(s, &p);
+        search_ok(s, 600 / SCALE, false, NULL);
+        const mcts_tree *t = mcts_puct_tree(s);
+        int checked = 0;
+        check_signs(t, mcts_tree_root(t), &checked);
+        ck_assert_int_gt(checked, 20);
+        int chain_nodes = 0;                          /* the chain was searched through */
+        MCTS_FOR_EACH_CHILD(t, mcts_tree_root(t), ch)
+            if (ch->to_move == ch->player) chain_nodes++;
+        ck_assert_int_ge(chain_nodes, 1);
+        assert_tree_ok(t);
+        mcts_puct_free(s);
+    }
+}
+END_TEST
+
+START_TEST(puct_finds_winning_capture) {
+    zz_pos p;
+    won_capture_position(&p);
+    zz_move win = mcts_find_win(&p);
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.root_win_check = 0;
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    mcts_think th;
+    char err[256];
+    ck_assert_int_eq(mcts_puct_think(s, 200, 0, &th, err, sizeof err), 0);
+    ck_assert_uint_eq(th.move, win);
+    ck_assert(th.root_q > 0.5);
+    mcts_puct_free(s);
+}
+END_TEST
+
+START_TEST(puct_priors_order_children) {
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    zz_move mv[ZZ_MAX_MOVES];
+    int n = zz_gen_moves(&p, mv);
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    d.favour = mv[n - 7];
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 50, false, NULL);
+    const mcts_tree *t = mcts_puct_tree(s);
+    const mcts_node *r = mcts_tree_root(t);
+    ck_assert_uint_eq(r->nedges, (uint32_t)n);
+    const mcts_edge *e = mcts_tree_edges(t, r->edges);
+    ck_assert_uint_eq(e[0].move, d.favour);
+    double sum = 0;
+    for (uint32_t i = 0; i < r->nedges; i++) {
+        sum += e[i].prior;
+        if (i) ck_assert(e[i - 1].prior >= e[i].prior);
+    }
+    ck_assert(fabs(sum - 1) < 1e-3);
+    ck_assert_uint_eq(mcts_puct_pick(s, 0), d.favour);              /* most visits */
+    mcts_puct_free(s);
+    /* max_children keeps the best priors, renormalised */
+    mcts_evaluator ev2 = make_dbl(&d, V_ZERO);
+    d.favour = mv[3];
+    c.max_children = 10;
+    s = make(&c, &ev2);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 30, false, NULL);
+    t = mcts_puct_tree(s);
+    r = mcts_tree_root(t);
+    ck_assert_uint_eq(r->nedges, 10);
+    ck_assert_uint_eq(r->nmoves, (uint32_t)n);
+    e = mcts_tree_edges(t, r->edges);
+    sum = 0;
+    for (int i = 0; i < 10; i++) sum += e[i].prior;
+    ck_assert(fabs(sum - 1) < 1e-4);
+    ck_assert_uint_eq(e[0].move, mv[3]);
+    assert_tree_ok(t);
+    mcts_puct_free(s);
+}
+END_TEST
+
+START_TEST(puct_root_noise) {
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 1, true, NULL);                                  /* expands the root, adds noise */
+    const mcts_tree *t = mcts_puct_tree(s);
+    const mcts_node *r = mcts_tree_root(t);
+    ck_assert(r->noised);
+    const mcts_edge *e = mcts_tree_edges(t, r->edges);
+    double sum = 0, maxp = 0, uniform = 1.0 / r->nedges;
+    for (uint32_t i = 0; i < r->nedges; i++) {
+        sum += e[i].prior;
+        if (e[i].prior > maxp) maxp = e[i].prior;
+        if (i) ck_assert(e[i - 1].prior >= e[i].prior);           /* still sorted */
+    }
+    ck_assert(fabs(sum - 1) < 1e-3);
+    ck_assert(maxp > 2 * uniform);                                /* alpha ~ 10/1944: spiky noise */
+    ck_assert(e[r->nedges - 1].prior >= 0.74 * uniform);          /* (1 - eps) of the prior stays */
+    float first = e[0].prior;
+    search_ok(s, 100, true, NULL);                                /* not noised twice */
+    ck_assert(mcts_tree_edges(t, r->edges)[0].prior == first);
+    mcts_puct_free(s);
+    /* without noise the priors stay uniform */
+    mcts_evaluator ev2 = make_dbl(&d, V_ZERO);
+    s = make(&c, &ev2);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 1, false, NULL);
+    t = mcts_puct_tree(s);
+    r = mcts_tree_root(t);
+    ck_assert(!r->noised);
+    ck_assert(fabs(mcts_tree_edges(t, r->edges)[0].prior - 1.0 / r->nedges) < 1e-7);
+    mcts_puct_free(s);
+}
+END_TEST
+
+START_TEST(puct_temperature) {
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 400, false, NULL);
+    zz_move mv[8];
+    int vis[8];
+    int n = mcts_tree_root_children(mcts_puct_tree(s), mv, vis, NULL, 8);
+    ck_assert_int_ge(n, 2);
+    for (int i = 0; i < 20; i++) ck_assert_uint_eq(mcts_puct_pick(s, 0), mv[0]);
+    /* T = 1: the most visited move is drawn about N0 / N of the time */
+    uint32_t N = 0;
+    MCTS_FOR_EACH_CHILD(mcts_puct_tree(s), mcts_tree_root(mcts_puct_tree(s)), ch) N += mcts_stats_n(mcts_node_load(ch));
+    int hits = 0, draws = 4000;
+    for (int i = 0; i < draws; i++) hits += mcts_puct_pick(s, 1.0) == mv[0];
+    double want = (double)vis[0] / N, sd = sqrt(want * (1 - want) / draws);
+    ck_assert_msg(fabs((double)hits / draws - want) < 5 * sd + 1e-3, "hits %d want %.3f", hits, want);
+    mcts_puct_free(s);
+}
+END_TEST
+
+START_TEST(puct_playout_cap_randomisation) {
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.full_prob = 0.3;
+    c.sims_full = 40;
+    c.sims_fast = 6;
+    c.noise = 1;
+    mcts_puct *s = make(&c, &ev);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    int full = 0, turns = 300 / SCALE;
+    for (int i = 0; i < turns; i++) {
+        mcts_puct_set_root(s, &p);
+        mcts_think th;
+        char err[256];
+        ck_assert_int_eq(mcts_puct_think(s, 0, 0, &th, err, sizeof err), 0);
+        ck_assert(zz_is_legal(&p, th.move));
+        ck_assert_uint_eq(th.stats.iterations, th.full ? 40u : 6u);
+        ck_assert_int_eq(mcts_tree_root(mcts_puct_tree(s))->noised, th.full);   /* noise: full only */
+        full += th.full;
+    }
+    double f = (double)full / turns;
+    ck_assert_msg(f > 0.3 - 0.15 && f < 0.3 + 0.15, "full fraction %.2f", f);
+    mcts_think th;
+    char err[256];
+    ck_assert_int_eq(mcts_puct_think(s, 17, 0, &th, err, sizeof err), 0);    /* explicit budget */
+    ck_assert(th.full);
+    mcts_puct_free(s);
+}
+END_TEST
+
+START_TEST(puct_tree_reuse) {
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    mcts_puct *s = make(&c, &ev);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_puct_set_root(s, &p);
+    for (int move = 0; move < 4; move++) {
+        mcts_think th;
+        char err[256];
+        ck_assert_int_eq(mcts_puct_think(s, 300 / SCALE, 0, &th, err, sizeof err), 0);
+        const mcts_tree *t = mcts_puct_tree(s);
+        uint32_t want = 0;
+        uint64_t h = 0;
+        MCTS_FOR_EACH_CHILD(t, mcts_tree_root(t), ch)
+            if (ch->move == th.move) { want = mcts_stats_n(mcts_node_load(ch)); h = tree_hash(t, ch); }
+        bool kept = mcts_puct_advance(s, th.move);
+        zz_apply(&p, th.move, NULL);
+        ck_assert(zz_pos_equal(&t->root_pos, &p));
+        ck_assert_int_eq(kept, want > 0);
+        ck_assert_uint_eq(root_n(s), want);
+        if (kept) ck_assert_uint_eq(tree_hash(t, mcts_tree_root(t)), h);
+        assert_tree_ok(t);
+        long before = atomic_load(&d.positions), expanded = count_expanded(t, mcts_tree_root(t));
+        search_ok(s, 100, false, NULL);
+        ck_assert_uint_eq(root_n(s), want + 100);
+        ck_assert_int_eq(atomic_load(&d.positions) - before, count_expanded(t, mcts_tree_root(t)) - expanded);
+        assert_tree_ok(t);
+    }
+    mcts_puct_free(s);
+}
+END_TEST
+
+START_TEST(puct_evaluator_failure) {
+    for (int threads = 1; threads <= 3; threads += 2) {
+        dbl d;
+        mcts_evaluator ev = make_dbl(&d, V_ZERO);
+        d.fail_at = 5;
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = threads;
+        mcts_puct *s = make(&c, &ev);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        mcts_puct_set_root(s, &p);
+        char err[256] = "";
+        ck_assert_int_eq(mcts_puct_search(s, 1000, 0, false, NULL, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "failed on purpose") != NULL, "%s", err);
+        ck_assert_uint_eq(mcts_tree_size(mcts_puct_tree(s)), 1);       /* reset: nothing PENDING */
+        assert_tree_ok(mcts_puct_tree(s));
+        d.fail_at = 0;                                                 /* and it recovers */
+        search_ok(s, 50, false, NULL);
+        ck_assert_uint_eq(root_n(s), 50);
+        mcts_puct_free(s);
+    }
+    char err[256];
+    ck_assert_ptr_null(mcts_puct_new(&(mcts_puct_config){ .c_puct = 1 }, NULL, err, sizeof err));
+}
+END_TEST
+
+START_TEST(puct_builtin_evaluators) {
+    char err[256];
+    ck_assert_ptr_null(mcts_eval_by_name("weights/none.ckpt", 1, err, sizeof err));
+    ck_assert_msg(strstr(err, "weights/none.ckpt") != NULL, "%s", err);
+    const char *names[] = { "uniform", "rollout", "rollout:4" };
+    for (int k = 0; k < 3; k++) {
+        mcts_evaluator *ev = mcts_eval_by_name(names[k], 1, err, sizeof err);
+        ck_assert_ptr_nonnull(ev);
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = k == 2 ? 2 : 1;
+        mcts_puct *s = make(&c, ev);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B61);
+        mcts_puct_set_root(s, &p);
+        search_ok(s, 300 / SCALE, true, NULL);
+        ck_assert_uint_eq(root_n(s), 300 / SCALE);
+        assert_tree_ok(mcts_puct_tree(s));
+        mcts_puct_free(s);
+        mcts_evaluator_free(ev);
+    }
+}
+END_TEST
+
+START_TEST(puct_network_evaluator) {
+#if defined(__SANITIZE_THREAD__) && defined(_OPENMP)
+    omp_set_num_threads(1);   /* libgomp is not instrumented: its barriers look like races to TSan */
+#endif
+    /* a small random network, saved and loaded back as an evaluator */
+    char path[] = "/tmp/zz-puct-net-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    nn_config cfg;
+    nn_config_default(&cfg, ZZ_B37);
+    cfg.channels = 8;
+    cfg.blocks = 1;
+    cfg.policy_channels = 4;
+    cfg.value_channels = 2;
+    cfg.value_hidden = 8;
+    nn_model *m = nn_model_create(&cfg, NN_F32, 3, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    ck_assert_msg(nn_checkpoint_save(path, m, 0, false, err, sizeof err) == 0, "%s", err);
+    nn_model_free(m);
+    mcts_evaluator *ev = mcts_eval_by_name(path, 1, err, sizeof err);
+    ck_assert_msg(ev != NULL, "%s", err);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    mcts_puct *s = make(&c, ev);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 100 / SCALE, true, NULL);
+    const mcts_tree *t = mcts_puct_tree(s);
+    const mcts_node *r = mcts_tree_root(t);
+    double sum = 0;
+    for (uint32_t i = 0; i < r->nedges; i++) sum += mcts_tree_edges(t, r->edges)[i].prior;
+    ck_assert(fabs(sum - 1) < 1e-3);
+    ck_assert(r->value >= -1 && r->value <= 1);
+    assert_tree_ok(t);
+    zz_pos other;
+    zz_pos_init(&other, ZZ_B61);                      /* the wrong board is a clear error */
+    mcts_puct_set_root(s, &other);
+    ck_assert_int_eq(mcts_puct_search(s, 10, 0, false, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "board") != NULL, "%s", err);
+    mcts_puct_free(s);
+    mcts_evaluator_free(ev);
+    char spec[128];                                   /* and as an arena agent */
+    snprintf(spec, sizeof spec, "puct:%s:20", path);
+    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert_int_eq(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
+    zz_move mv;
+    ck_assert_int_eq(mcts_agent_choose(a, &p, &mv, err, sizeof err), 0);
+    ck_assert(zz_is_legal(&p, mv));
+    mcts_agent_free(a);
+    unlink(path);
+}
+END_TEST
+
+/* ---- the stepping API as a self-play scheduler uses it: many trees, one batcher ------------- */
+enum { GAMES = 6, SCHEDULERS = 2, TARGET = 300 };
+typedef struct {
+    mcts_puct *s;
+    mcts_puct_worker *w;
+    mcts_request *inflight[4];
+    int ninflight, started, noised;
+} game_t;
+typedef struct { game_t *g; int n; mcts_batcher *b; } sched_arg;
+
+static void *scheduler(void *arg) {
+    sched_arg *a = arg;
+    for (;;) {
+        int busy = 0, progress = 0;
+        for (int i = 0; i < a->n; i++) {
+            game_t *g = &a->g[i];
+            for (int k = 0; k < g->ninflight; k++)
+                if (mcts_request_state(g->inflight[k]) == MCTS_REQ_DONE) {
+                    mcts_puct_finish(g->w, g->inflight[k]);
+                    g->inflight[k--] = g->inflight[--g->ninflight];
+                    progress = 1;
+                }
+            if (!g->noised && mcts_stats_n(mcts_node_load(mcts_tree_root(mcts_puct_tree(g->s)))) > 0) {
+                if (g->ninflight == 0) { mcts_puct_root_noise(g->s); g->noised = 1; }
+            }
+            if (g->started < TARGET && (g->noised || g->started == 0)) {
+                mcts_request *r;
+                int st = mcts_puct_step(g->w, &r);
+                if (st == MCTS_STEP_SUBMIT) {
+                    while (!mcts_batcher_submit(a->b, r)) sched_yield();
+                    g->inflight[g->ninflight++] = r;
+                    g->started++;
+                    progress = 1;
+                } else if (st == MCTS_STEP_DONE) {
+                    g->started++;
+                    progress = 1;
+                }
+            }
+            busy |= g->started < TARGET || g->ninflight > 0;
+        }
+        if (!busy) return NULL;
+        if (!progress) sched_yield();
+    }
+}
+
+static void *batcher_thread(void *arg) {
+    mcts_batcher_run(arg);
+    return NULL;
+}
+
+START_TEST(puct_scheduler_stepping) {
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+    mcts_batcher b;
+    ck_assert_int_eq(mcts_batcher_init(&b, &ev, 16, GAMES * 4 + 4), 0);
+    game_t games[GAMES];
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    for (int i = 0; i < GAMES; i++) {
+        memset(&games[i], 0, sizeof games[i]);
+        c.seed = (uint64_t)i + 1;
+        games[i].s = make(&c, &ev);
+        zz_pos p;
+        zz_pos_init(&p, (zz_board_kind)(i % 3));
+        if (i == 0) th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5 Ga1");       /* narrow: collisions */
+        mcts_puct_set_root(games[i].s, &p);
+        games[i].w = mcts_puct_worker_new(games[i].s, 4, (uint64_t)i);
+        ck_assert_ptr_nonnull(games[i].w);
+    }
+    pthread_t bt, st[SCHEDULERS];
+    pthread_create(&bt, NULL, batcher_thread, &b);
+    sched_arg sa[SCHEDULERS];
+    for (int k = 0; k < SCHEDULERS; k++) {
+        sa[k] = (sched_arg){ games + k * (GAMES / SCHEDULERS), GAMES / SCHEDULERS, &b };
+        pthread_create(&st[k], NULL, scheduler, &sa[k]);
+    }
+    for (int k = 0; k < SCHEDULERS; k++) pthread_join(st[k], NULL);
+    atomic_store(&b.stop, 1);
+    pthread_join(bt, NULL);
+    long expanded = 0;
+    for (int i = 0; i < GAMES; i++) {
+        const mcts_tree *t = mcts_puct_tree(games[i].s);
+        ck_assert_uint_eq(root_n(games[i].s), TARGET);
+        ck_assert(mcts_tree_root(t)->noised);
+        assert_tree_ok(t);
+        expanded += count_expanded(t, mcts_tree_root(t));
+        mcts_puct_worker_free(games[i].w);
+        mcts_puct_free(games[i].s);
+    }
+    ck_assert_int_eq(atomic_load(&d.positions), expanded);
+    ck_assert_int_gt(d.max_n, 1);                          /* leaves of several trees in a batch */
+    mcts_batcher_free(&b);
+}
+END_TEST
+
+static Suite *suite(void) {
+    Suite *s = suite_create("mcts_puct");
+    TCase *t = tcase_create("puct");
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, puct_visits_and_single_expansion);
+    tcase_add_test(t, puct_deterministic_single_thread);
+    tcase_add_test(t, puct_sign_through_jump_chain);
+    tcase_add_test(t, puct_finds_winning_capture);
+    tcase_add_test(t, puct_priors_order_children);
+    tcase_add_test(t, puct_root_noise);
+    tcase_add_test(t, puct_temperature);
+    tcase_add_test(t, puct_playout_cap_randomisation);
+    tcase_add_test(t, puct_tree_reuse);
+    tcase_add_test(t, puct_evaluator_failure);
+    tcase_add_test(t, puct_builtin_evaluators);
+    tcase_add_test(t, puct_network_evaluator);
+    tcase_add_test(t, puct_scheduler_stepping);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) {
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

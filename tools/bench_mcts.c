@@ -1,0 +1,158 @@
+/* bench_mcts.c — search speed: UCT iterations/s on the 37-ring opening (1 and 2 threads), PUCT
+ * simulations/s with the uniform evaluator, and the lock-free queue's throughput.
+ *
+ *   bench_mcts [--iters N] [--sims N] [--quick]
+ *
+ * Each figure is the best of a few runs (fresh tree each), to shave off noise from a shared
+ * machine.  Prints a table and the command that produced it. */
+#include "mcts/puct.h"
+#include "mcts/queue.h"
+#include "mcts/uct.h"
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double cpu_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Best wall-clock rate; *per_cpu receives the best rate per CPU-second (what the threads cost,
+ * whatever else the machine is running). */
+static double bench_uct(int threads, uint64_t iters, int reps, double *per_cpu) {
+    double best = 0;
+    *per_cpu = 0;
+    for (int r = 0; r < reps; r++) {
+        mcts_uct_config c;
+        mcts_uct_config_default(&c);
+        c.threads = threads;
+        c.seed = 1 + (uint64_t)r;
+        mcts_uct *u = mcts_uct_new(&c);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        mcts_uct_set_root(u, &p);
+        mcts_search_stats st;
+        double c0 = cpu_s();
+        if (!u || mcts_uct_search(u, iters, 0, &st) != 0) { fprintf(stderr, "zertz: bench_mcts: UCT search failed\n"); exit(1); }
+        double rate = (double)st.iterations / st.seconds, pc = (double)st.iterations / (cpu_s() - c0);
+        if (rate > best) best = rate;
+        if (pc > *per_cpu) *per_cpu = pc;
+        mcts_uct_free(u);
+    }
+    return best;
+}
+
+static double bench_puct(int threads, int batch, uint64_t sims, int reps) {
+    double best = 0;
+    char err[256];
+    for (int r = 0; r < reps; r++) {
+        mcts_evaluator *ev = mcts_eval_uniform_new();
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = threads;
+        c.batch = batch;
+        c.seed = 1 + (uint64_t)r;
+        mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        mcts_puct_set_root(s, &p);
+        mcts_search_stats st;
+        if (!s || mcts_puct_search(s, sims, 0, false, &st, err, sizeof err) != 0) {
+            fprintf(stderr, "zertz: bench_mcts: PUCT search failed: %s\n", err);
+            exit(1);
+        }
+        double rate = (double)st.iterations / st.seconds;
+        if (rate > best) best = rate;
+        mcts_puct_free(s);
+        mcts_evaluator_free(ev);
+    }
+    return best;
+}
+
+typedef struct { mcts_queue *q; long n; _Atomic long *left; } qarg;
+
+static void *q_producer(void *arg) {
+    qarg *a = arg;
+    for (long i = 1; i <= a->n; i++)
+        while (!mcts_queue_push(a->q, (void *)(uintptr_t)i)) sched_yield();
+    return NULL;
+}
+
+static void *q_consumer(void *arg) {
+    qarg *a = arg;
+    void *buf[64];
+    while (atomic_load_explicit(a->left, memory_order_relaxed) > 0) {
+        int n = mcts_queue_pop_many(a->q, buf, 64);
+        if (n) atomic_fetch_sub(a->left, n);
+        else sched_yield();
+    }
+    return NULL;
+}
+
+/* Items per second through the queue with `producers` producers and one consumer. */
+static double bench_queue(int producers, long per) {
+    mcts_queue *q = mcts_queue_new(1024);
+    _Atomic long left = (long)producers * per;
+    qarg a = { q, per, &left };
+    pthread_t th[8], cons;
+    double t0 = now_s();
+    pthread_create(&cons, NULL, q_consumer, &a);
+    for (int i = 0; i < producers; i++) pthread_create(&th[i], NULL, q_producer, &a);
+    for (int i = 0; i < producers; i++) pthread_join(th[i], NULL);
+    pthread_join(cons, NULL);
+    double dt = now_s() - t0;
+    mcts_queue_free(q);
+    return (double)producers * per / dt;
+}
+
+static double bench_queue_single(long n) {      /* push + pop on one thread: the uncontended cost */
+    mcts_queue *q = mcts_queue_new(1024);
+    void *buf[64];
+    double t0 = now_s();
+    for (long i = 0; i < n; i += 64) {
+        for (int k = 0; k < 64; k++) mcts_queue_push(q, (void *)(uintptr_t)(i + k + 1));
+        mcts_queue_pop_many(q, buf, 64);
+    }
+    double dt = now_s() - t0;
+    mcts_queue_free(q);
+    return (double)n / dt;
+}
+
+int main(int argc, char **argv) {
+    uint64_t iters = 100000, sims = 5000;
+    int reps = 3;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--sims") && i + 1 < argc) sims = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--quick")) { iters = 20000; sims = 1000; reps = 1; }
+        else if (!strcmp(argv[i], "--gpu")) { printf("bench_mcts: no GPU part (search is CPU code)\n"); return 0; }
+        else { fprintf(stderr, "usage: bench_mcts [--iters N] [--sims N] [--quick]\n"); return 2; }
+    }
+    printf("bench_mcts: search speed, 37-ring opening (best of %d runs, fresh tree each)\n", reps);
+    printf("command: bench_mcts --iters %llu --sims %llu%s\n", (unsigned long long)iters, (unsigned long long)sims,
+           reps == 1 ? " (--quick)" : "");
+    double c1, c2, u1 = bench_uct(1, iters, reps, &c1), u2 = bench_uct(2, iters, reps, &c2);
+    double p1 = bench_puct(1, 8, sims, reps), p2 = bench_puct(2, 8, sims, reps);
+    double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
+    printf("%-52s %14s\n", "measure", "per second");
+    printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
+    printf("%-52s %14.0f   (x%.2f; %.0f per CPU-second: x%.2f of 1 thread's)\n", "UCT iterations, 2 threads", u2,
+           u2 / u1, c2, c2 / c1);
+    printf("%-52s %14.0f\n", "PUCT simulations, uniform evaluator, 1 thread, batch 8", p1);
+    printf("%-52s %14.0f\n", "PUCT simulations, uniform evaluator, 2 workers + batcher", p2);
+    printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
+    printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
+    printf("%-52s %14.0f\n", "queue items, 2 producers -> 1 consumer", q2);
+    return 0;
+}
