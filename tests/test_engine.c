@@ -1,7 +1,7 @@
 /* test_engine.c — the engine protocol: a scripted session through the protocol handler on
  * in-memory streams (every command, errors that leave the state alone, single jumps as moves,
  * whole turns, a complete game), and the real binary ($ZZ_TOOLDIR/engine) over pipes. */
-#include "game_helpers.h"
+#include "helpers.h"
 #include "mcts/proc.h"
 #include "mcts/protocol.h"
 #include <check.h>
@@ -308,9 +308,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(suite());
 }

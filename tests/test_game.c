@@ -3,7 +3,7 @@
  * writer/reader round trip, and deterministic mutation fuzzing of the SGF and notation parsers. */
 #include "game/sgf.h"
 #include "game/symmetry.h"
-#include "game_helpers.h"
+#include "helpers.h"
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -631,9 +631,5 @@ static Suite *game_suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(game_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return th_run(game_suite());
 }

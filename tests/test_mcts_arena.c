@@ -2,7 +2,7 @@
  * reproducible matches (same seed, any number of parallel games: same games), SGF records that
  * read back, and the cmd: agent driving our own engine binary ($ZZ_TOOLDIR/engine). */
 #include "game/sgf.h"
-#include "game_helpers.h"
+#include "helpers.h"
 #include "mcts/match.h"
 #include <check.h>
 #include <dirent.h>
@@ -153,9 +153,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(suite());
 }

@@ -2,7 +2,7 @@
  * per node (evaluations = expanded nodes), the value sign through a chain of jumps, priors
  * ordering, a won capture found, Dirichlet noise, temperature, playout-cap randomisation, tree
  * reuse, batching limits, evaluator failures, and the parallel (batcher) mode. */
-#include "game_helpers.h"
+#include "helpers.h"
 #include "mcts/agent.h"
 #include "mcts/puct.h"
 #include "nn/checkpoint.h"
@@ -630,9 +630,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(suite());
 }

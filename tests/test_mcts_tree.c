@@ -1,7 +1,7 @@
 /* test_mcts_tree.c — the search's building blocks: the lock-free queue (alone and under
  * contention), the segmented node arena (concurrent allocation), packed statistics and virtual
  * loss, child publication, backup signs, re-rooting, the batcher, and Dirichlet noise. */
-#include "game_helpers.h"
+#include "helpers.h"
 #include "mcts/batcher.h"
 #include "mcts/order.h"
 #include "mcts/queue.h"
@@ -467,9 +467,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(suite());
 }

@@ -1,7 +1,7 @@
 /* test_mcts_uct.c — UCT: search invariants (root visits = iterations, per-node visit sums,
  * legal distinct children, widening), determinism, terminal roots, a won capture found, the
  * sign through a chain of jumps, tree reuse, the parallel search, a full arena, and strength. */
-#include "game_helpers.h"
+#include "helpers.h"
 #include "mcts/match.h"
 #include "mcts/uct.h"
 #include <check.h>
@@ -341,9 +341,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(suite());
 }

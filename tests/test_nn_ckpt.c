@@ -1,5 +1,6 @@
 /* test_nn_ckpt.c — checkpoints: save -> load -> forward is bit-identical (float and double, with
  * SGD momenta and step), and damaged, truncated, foreign or mismatched files are clear errors. */
+#include "helpers.h"
 #include <check.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -227,20 +228,11 @@ END_TEST
 
 int main(void)
 {
-#if defined(_OPENMP) && defined(__SANITIZE_THREAD__)
-    /* libgomp is not built for ThreadSanitizer: its barriers are invisible to it and every
-     * parallel loop would be reported; the OpenMP loops write disjoint outputs by construction */
-    omp_set_num_threads(1);
-#endif
     Suite *s = suite_create("nn_ckpt");
     TCase *tc = tcase_create("checkpoint");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, round_trip_is_bit_identical);
     tcase_add_test(tc, damaged_files_are_rejected);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

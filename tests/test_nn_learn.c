@@ -8,6 +8,7 @@
  *    on held-out positions;
  *  - after training with symmetry augmentation on an equivariant toy target, its outputs are close
  *    to equivariant: p(m | x) ≈ p(s·m | s·x), v(x) ≈ v(s·x), much closer than before training. */
+#include "helpers.h"
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -286,9 +287,5 @@ int main(void)
     tcase_add_test(tc, learns_capture_pending);
     tcase_add_test(tc, equivariant_after_augmentation);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

@@ -2,6 +2,7 @@
  * tape) against central finite differences in double precision on all three boards; the float
  * model against the double one; the folded inference net against the model's inference forward;
  * batch independence of inference. */
+#include "helpers.h"
 #include <check.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -331,11 +332,6 @@ END_TEST
 
 int main(void)
 {
-#if defined(_OPENMP) && defined(__SANITIZE_THREAD__)
-    /* libgomp is not built for ThreadSanitizer: its barriers are invisible to it and every
-     * parallel loop would be reported; the OpenMP loops write disjoint outputs by construction */
-    omp_set_num_threads(1);
-#endif
     Suite *s = suite_create("nn_model");
     TCase *tc = tcase_create("model");
     tcase_set_timeout(tc, 300);
@@ -345,9 +341,5 @@ int main(void)
     tcase_add_test(tc, errors_are_reported);
     tcase_add_test(tc, sgd_step_and_schedule);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

@@ -2,6 +2,7 @@
  * double precision (on all three boards for the hex convolution), the hex convolution against a
  * masked 3×3 convolution on the square grid, and the float kernels (each instruction set the CPU
  * has) against the double reference. */
+#include "helpers.h"
 #include <check.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -342,11 +343,6 @@ END_TEST
 
 int main(void)
 {
-#if defined(_OPENMP) && defined(__SANITIZE_THREAD__)
-    /* libgomp is not built for ThreadSanitizer: its barriers are invisible to it and every
-     * parallel loop would be reported; the OpenMP loops write disjoint outputs by construction */
-    omp_set_num_threads(1);
-#endif
     Suite *s = suite_create("nn_ops");
     TCase *tc = tcase_create("ops");
     tcase_set_timeout(tc, 120);
@@ -359,9 +355,5 @@ int main(void)
     tcase_add_test(tc, float_kernels_match_double);
     tcase_add_test(tc, fused_epilogue);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

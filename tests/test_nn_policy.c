@@ -1,6 +1,7 @@
 /* test_nn_policy.c — the factorised policy on hand-built cases (placement with and without
  * removal, jumps, chain continuation: scores, priors, cross-entropy and its gradient), the
  * encoder's planes, and training batches: augmentation maps positions, moves and visits exactly. */
+#include "helpers.h"
 #include <check.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -363,11 +364,6 @@ END_TEST
 
 int main(void)
 {
-#if defined(_OPENMP) && defined(__SANITIZE_THREAD__)
-    /* libgomp is not built for ThreadSanitizer: its barriers are invisible to it and every
-     * parallel loop would be reported; the OpenMP loops write disjoint outputs by construction */
-    omp_set_num_threads(1);
-#endif
     Suite *s = suite_create("nn_policy");
     TCase *tc = tcase_create("policy");
     tcase_set_timeout(tc, 120);
@@ -377,9 +373,5 @@ int main(void)
     tcase_add_test(tc, augmentation_maps_moves_and_visits_exactly);
     tcase_add_test(tc, batch_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

@@ -10,7 +10,7 @@
  * Without the archive the suite says loudly that it was skipped, and why. */
 #include "game/manifest.h"
 #include "game/sgf.h"
-#include "game_helpers.h"
+#include "helpers.h"
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,10 +273,7 @@ int main(void) {
     tcase_add_test(t, every_turn_is_generated);
     tcase_add_test(t, unclean_games_fail_cleanly);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int rc = th_run(s);
     zz_manifest_free(&man);
-    return failed ? 1 : 0;
+    return rc;
 }

@@ -19,6 +19,7 @@
 #include "render/input.h"
 #include "render/png.h"
 
+#include "helpers.h"
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -870,10 +871,7 @@ static Suite *render_suite(void) {
 }
 
 int main(void) {
-    SRunner *r = srunner_create(render_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int rc = th_run(render_suite());
     rmdir(tmpdir());
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return rc;
 }

@@ -1,7 +1,7 @@
 /* test_train_replay.c — the persisted replay buffer: round trip, resume after a kill with nothing
  * lost or duplicated, the sliding window and chunk retention, damaged and mismatched files. */
 #include "train/replay.h"
-#include "game_helpers.h"
+#include "helpers.h"
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -167,9 +167,5 @@ int main(void) {
     tcase_add_test(t, resume_after_kill);
     tcase_add_test(t, damaged_and_mismatched);
     suite_add_tcase(s, t);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return th_run(s);
 }

@@ -1,10 +1,13 @@
-/* game_helpers.c — see game_helpers.h. */
-#include "game_helpers.h"
+/* helpers.c — see helpers.h. */
+#include "helpers.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int th_cell(const zz_pos *p, const char *name) {
     const char *s = name;
@@ -55,4 +58,15 @@ bool th_in_list(const zz_move *list, int n, zz_move m) {
     for (int i = 0; i < n; i++)
         if (list[i] == m) return true;
     return false;
+}
+
+int th_run(Suite *s) {
+#if defined(_OPENMP) && defined(__SANITIZE_THREAD__)
+    omp_set_num_threads(1);
+#endif
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
 }

@@ -1,7 +1,7 @@
-/* game_helpers.h — small helpers shared by the game test suites: building positions from
+/* helpers.h — small helpers shared by the game test suites: building positions from
  * cell names, playing random games, and the archive location. */
-#ifndef ZZ_TEST_GAME_HELPERS_H
-#define ZZ_TEST_GAME_HELPERS_H
+#ifndef ZZ_TEST_HELPERS_H
+#define ZZ_TEST_HELPERS_H
 
 #include "game/notation.h"
 #include <check.h>
@@ -21,5 +21,10 @@ int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies);
 const char *th_archive_dir(void);
 /* True when m is in the list. */
 bool th_in_list(const zz_move *list, int n, zz_move m);
+
+/* Run a suite with Check's runner and return the process exit status.  Under ThreadSanitizer
+ * OpenMP is pinned to one thread: libgomp is not instrumented, so its barriers would be
+ * reported as races (our parallel loops write disjoint outputs by construction). */
+int th_run(Suite *s);
 
 #endif
