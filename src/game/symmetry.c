@@ -152,8 +152,11 @@ static void bounds(zz_bits s, int *minq, int *maxq, int *mina, int *maxa) {
     int lo = zz_lowest(s), hi = top ? 127 - __builtin_clzll(top) : 63 - __builtin_clzll((uint64_t)s);
     *mina = zz_cell_a(lo);
     *maxa = zz_cell_a(hi);
-    unsigned cols = 0;
-    for (zz_bits r = s; r; r >>= ZZ_STRIDE) cols |= (unsigned)r & ((1u << ZZ_STRIDE) - 1);
+    zz_bits f = s | s >> ZZ_STRIDE;      /* fold every layout row onto the first: OR of s >> 10k */
+    f |= f >> (2 * ZZ_STRIDE);
+    f |= f >> (4 * ZZ_STRIDE);
+    f |= f >> (8 * ZZ_STRIDE);
+    unsigned cols = (unsigned)f & ((1u << ZZ_STRIDE) - 1);
     *minq = __builtin_ctz(cols) - 1;
     *maxq = 31 - __builtin_clz(cols) - 1;
 }
