@@ -1,0 +1,58 @@
+/* backend.h — the CUDA backend's device layer, as plain C (no CUDA types): is a GPU usable, which
+ * one, and a thin GPU memory layer (allocate, free, copy, pinned host memory) whose functions
+ * return error codes with messages instead of aborting.
+ *
+ * Build: the Makefile compiles src/cuda/<name>.cu with nvcc and defines ZZ_HAVE_CUDA=1 for the C code
+ * whenever nvcc exists; device.cu implements this header then.  Without nvcc, backend_none.c
+ * implements it: every query says "built without CUDA" and every allocation fails cleanly.
+ * Either way the library links and runs on a machine without a GPU or without a driver.
+ *
+ * Choosing a backend at run time: zz_cuda_select() says whether to use the GPU: yes when one is
+ * usable, unless the environment says ZZ_BACKEND=cpu.  The inference net on the GPU is in
+ * infer_cuda.h; the low-level net (kernels) in net.h. */
+#ifndef ZZ_CUDA_BACKEND_H
+#define ZZ_CUDA_BACKEND_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when at least one CUDA device is usable (msg: "CUDA: <n> device(s), device 0: <name> ..."),
+ * 0 otherwise (msg says why: built without CUDA, no driver, no device, ...).  Never aborts. */
+int zz_cuda_available(char *msg, size_t n);
+/* 1 to use the GPU: zz_cuda_available() unless getenv("ZZ_BACKEND") is "cpu"; msg says which
+ * backend and why ("cuda: NVIDIA H100 ..." or "cpu: <reason>"). */
+int zz_cuda_select(char *msg, size_t n);
+/* "cuda" when built with CUDA, else "none" (the build, not whether a GPU is present). */
+const char *zz_cuda_build(void);
+
+typedef struct {
+    int device;                 /* ordinal */
+    char name[256];
+    int major, minor;           /* compute capability */
+    int sms;                    /* streaming multiprocessors */
+    size_t total_mem, free_mem; /* bytes */
+    int driver_version, runtime_version;   /* e.g. 13000 */
+} zz_cuda_device_info;
+
+/* Information on device dev.  Returns 0, or -1 with a message. */
+int zz_cuda_device_query(int dev, zz_cuda_device_info *info, char *err, size_t n);
+
+/* GPU memory: NULL / -1 with a message on failure.  zz_cuda_free(NULL) is a no-op. */
+void *zz_cuda_malloc(size_t bytes, char *err, size_t n);
+void zz_cuda_free(void *dptr);
+int zz_cuda_memset0(void *dptr, size_t bytes, char *err, size_t n);
+int zz_cuda_upload(void *dptr, const void *host, size_t bytes, char *err, size_t n);
+int zz_cuda_download(void *host, const void *dptr, size_t bytes, char *err, size_t n);
+/* Page-locked host memory (for async copies). */
+void *zz_cuda_host_alloc(size_t bytes, char *err, size_t n);
+void zz_cuda_host_free(void *hptr);
+/* Wait for all work on the current device; 0 or -1 with the first asynchronous error. */
+int zz_cuda_sync(char *err, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,106 @@
+/* eval_cuda.c — the network on the GPU as a search evaluator (mcts/evaluator.h), the twin of
+ * src/mcts/eval_nn.c: positions encoded on the CPU, the folded net run by zz_cuda_infer, priors the
+ * softmax of the factorised policy over each position's legal moves (nn/policy.h), value the net's
+ * tanh output for the mover.  mcts_eval_net_auto picks the GPU when one is usable (zz_cuda_select),
+ * else the CPU evaluator.  Compiles and links without CUDA (the GPU constructors then fail). */
+#include "cuda/infer_cuda.h"
+#include "cuda/backend.h"
+#include "nn/checkpoint.h"
+#include "nn/policy.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CUDA_EVAL_MAX_BATCH = 1024 };
+
+typedef struct {
+    zz_cuda_infer *inf;
+    zz_pos *pos;                 /* [CUDA_EVAL_MAX_BATCH] positions, contiguous */
+    float *logits;               /* [CUDA_EVAL_MAX_BATCH][P][NN_HEADS] */
+    float *values;               /* [CUDA_EVAL_MAX_BATCH] */
+    char name[128];
+} cuda_ctx;
+
+static int cuda_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen)
+{
+    cuda_ctx *c = self->ctx;
+    const nn_geom *g = zz_cuda_infer_geom(c->inf);
+    for (int i = 0; i < n; i++) {
+        if (items[i].pos->board != g->kind) {
+            snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one",
+                     zz_board_get(g->kind)->rings, zz_pos_board(items[i].pos)->rings);
+            return -1;
+        }
+        c->pos[i] = *items[i].pos;
+    }
+    if (zz_cuda_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen) != 0) return -1;
+    size_t per = (size_t)g->ncells * NN_HEADS;
+    for (int i = 0; i < n; i++) {
+        nn_policy_priors(g, c->logits + per * i, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
+        items[i].value = c->values[i];
+    }
+    return 0;
+}
+
+static void cuda_destroy(mcts_evaluator *self)
+{
+    cuda_ctx *c = self->ctx;
+    if (c) {
+        zz_cuda_infer_free(c->inf);
+        free(c->pos);
+        free(c->logits);
+        free(c->values);
+        free(c);
+    }
+    free(self);
+}
+
+mcts_evaluator *mcts_eval_cuda_from_model(const nn_model *m, const char *name, char *err, size_t errlen)
+{
+    char why[320];
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    cuda_ctx *c = calloc(1, sizeof *c);
+    if (!e || !c) { free(e); free(c); snprintf(err, errlen, "out of memory"); return NULL; }
+    c->inf = zz_cuda_infer_create(m, CUDA_EVAL_MAX_BATCH, ZZ_CUDA_GRAPHS, why, sizeof why);
+    if (!c->inf) { free(c); free(e); snprintf(err, errlen, "%s", why); return NULL; }
+    e->ctx = c;
+    e->destroy = cuda_destroy;
+    const nn_geom *g = zz_cuda_infer_geom(c->inf);
+    c->pos = malloc(CUDA_EVAL_MAX_BATCH * sizeof *c->pos);
+    c->logits = malloc((size_t)CUDA_EVAL_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
+    c->values = malloc(CUDA_EVAL_MAX_BATCH * sizeof *c->values);
+    if (!c->pos || !c->logits || !c->values) { cuda_destroy(e); snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(c->name, sizeof c->name, "%s", name ? name : "nn-cuda");
+    e->name = c->name;
+    e->max_batch = CUDA_EVAL_MAX_BATCH;
+    e->evaluate = cuda_eval;
+    return e;
+}
+
+mcts_evaluator *mcts_eval_cuda_new(const char *path, char *err, size_t errlen)
+{
+    char why[320], name[64];
+    long step = 0;
+    nn_model *m = nn_checkpoint_load(path, NN_F32, &step, why, sizeof why);
+    if (!m) { snprintf(err, errlen, "%s", why); return NULL; }
+    snprintf(name, sizeof name, "nn-cuda(step %ld)", step);
+    mcts_evaluator *e = mcts_eval_cuda_from_model(m, name, err, errlen);
+    nn_model_free(m);
+    return e;
+}
+
+mcts_evaluator *mcts_eval_net_auto(const char *path, char *backend, size_t n, char *err, size_t errlen)
+{
+    char why[320];
+    if (zz_cuda_select(why, sizeof why)) {
+        char gerr[320];
+        mcts_evaluator *e = mcts_eval_cuda_new(path, gerr, sizeof gerr);
+        if (e) {
+            if (backend && n) snprintf(backend, n, "%s", why);
+            return e;
+        }
+        snprintf(why, sizeof why, "cpu: the GPU evaluator failed: %.280s", gerr);
+    }
+    if (backend && n) snprintf(backend, n, "%s", why);
+    return mcts_eval_nn_new(path, err, errlen);
+}
