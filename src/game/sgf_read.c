@@ -21,7 +21,6 @@ typedef struct {
     /* the turn in progress */
     int placed, placed_colour, placed_rack;   /* placed < 0: none */
     int removed;                              /* < 0: none */
-    int removed_before_place;                 /* the ring went first (BALL state) */
     int njumps;
     int jump_from[ZZ_MAX_CHAIN], jump_to[ZZ_MAX_CHAIN];
     bool resigning;
@@ -45,7 +44,6 @@ static int fail(replay *r, const char *fmt, ...) {
 static void clear_turn(replay *r) {
     r->placed = r->removed = -1;
     r->placed_colour = r->placed_rack = -1;
-    r->removed_before_place = 0;
     r->njumps = 0;
     r->resigning = false;
 }
@@ -207,7 +205,6 @@ static int op_remove(replay *r, const char *s) {
     zz_pos w = working(r);
     if (!zz_has(zz_free_rings(&w), cell)) return fail(r, "R-: the ring is not a free vacant ring (illegal ring removal)");
     r->removed = cell;
-    r->removed_before_place = r->placed < 0;
     return 0;
 }
 
@@ -247,7 +244,6 @@ static int op_btor(replay *r, const char *s) {
     if (cell < 0) return -1;
     if (r->placed != cell) return fail(r, "BtoR: no marble was placed on that cell this turn");
     r->placed = -1;                                    /* undo of the placement */
-    if (r->removed >= 0 && !r->removed_before_place) r->removed_before_place = 1;
     return 0;
 }
 
