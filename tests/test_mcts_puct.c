@@ -608,11 +608,49 @@ START_TEST(puct_scheduler_stepping) {
 }
 END_TEST
 
+
+/* A worker kept across re-rootings (as a scheduler keeps one per game) must not hand out node
+ * indices cached from the old tree: every re-rooting starts a fresh allocation cache. */
+START_TEST(puct_worker_survives_rerooting) {
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.max_nodes = 1u << 14;
+    mcts_puct *s = make(&c, &ev);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_puct_set_root(s, &p);
+    mcts_puct_worker *w = mcts_puct_worker_new(s, 2, 7);
+    ck_assert_ptr_nonnull(w);
+    char err[256];
+    for (int move = 0; move < 12 && !zz_over(&p); move++) {
+        for (int sim = 0; sim < 60; sim++) {
+            mcts_request *r;
+            int st = mcts_puct_step(w, &r);
+            ck_assert_int_ne(st, MCTS_STEP_FULL);
+            if (st != MCTS_STEP_SUBMIT) continue;
+            ck_assert_int_eq(mcts_evaluate(&ev, &r->item, 1, err, sizeof err), 0);
+            atomic_store_explicit(&r->state, MCTS_REQ_DONE, memory_order_release);
+            mcts_puct_finish(w, r);
+        }
+        assert_tree_ok(mcts_puct_tree(s));
+        zz_move m = mcts_puct_pick(s, 0);
+        ck_assert(zz_is_legal(&p, m));
+        zz_apply(&p, m, NULL);
+        mcts_puct_advance(s, m);
+    }
+    mcts_puct_worker_free(w);
+    mcts_puct_free(s);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("mcts_puct");
     TCase *t = tcase_create("puct");
     tcase_set_timeout(t, 300);
     tcase_add_test(t, puct_visits_and_single_expansion);
+    tcase_add_test(t, puct_worker_survives_rerooting);
     tcase_add_test(t, puct_deterministic_single_thread);
     tcase_add_test(t, puct_sign_through_jump_chain);
     tcase_add_test(t, puct_finds_winning_capture);

@@ -44,6 +44,7 @@ typedef struct mcts_puct_worker {
     mcts_puct *s;
     uint64_t rng;
     mcts_arena_cache cache;
+    uint32_t cache_epoch;           /* the tree epoch the cache was filled in */
     mcts_request *slots;
     int nslots;
     zz_move *moves;                 /* nslots * ZZ_MAX_MOVES */
@@ -139,6 +140,7 @@ bool mcts_puct_advance(mcts_puct *s, zz_move m) {
 static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) {
     memset(w, 0, sizeof *w);
     w->s = s;
+    w->cache_epoch = s->tree.epoch;
     w->rng = mcts_seed(seed);
     w->nslots = nslots;
     w->slots = calloc((size_t)nslots, sizeof *w->slots);
@@ -355,6 +357,10 @@ void mcts_puct_worker_free(mcts_puct_worker *w) {
 
 int mcts_puct_step(mcts_puct_worker *w, mcts_request **req) {
     *req = NULL;
+    if (w->cache_epoch != w->s->tree.epoch) {       /* the tree was reset or re-rooted */
+        w->cache = (mcts_arena_cache){ 0, 0 };
+        w->cache_epoch = w->s->tree.epoch;
+    }
     int i = 0;
     while (i < w->nslots && atomic_load_explicit(&w->slots[i].state, memory_order_acquire) != MCTS_REQ_FREE) i++;
     if (i == w->nslots) return MCTS_STEP_BUSY;

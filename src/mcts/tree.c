@@ -101,6 +101,7 @@ void mcts_tree_backup(mcts_tree *t, uint32_t leaf, double v, int pov, uint32_t v
 }
 
 void mcts_tree_reset(mcts_tree *t, const zz_pos *p, bool lazy) {
+    t->epoch++;
     t->cur = 0;
     mcts_arena_reset(&t->nodes[0]);
     mcts_arena_reset(&t->edges[0]);
@@ -132,6 +133,7 @@ static int list_slots(const mcts_tree *t, int buf, const mcts_node *n, uint32_t 
 }
 
 bool mcts_tree_advance(mcts_tree *t, zz_move m, bool lazy) {
+    t->epoch++;
     zz_pos next = t->root_pos;
     zz_apply(&next, m, NULL);
     uint32_t keep = 0;

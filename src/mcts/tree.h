@@ -115,6 +115,8 @@ static inline float mcts_rsqrt(uint32_t n) {
 typedef struct mcts_tree {
     mcts_arena nodes[2], edges[2];   /* double-buffered: re-rooting copies the kept subtree */
     int cur;                         /* the live buffer */
+    uint32_t epoch;                  /* bumped by every reset and re-rooting: per-thread allocation
+                                      * caches filled before it are stale */
     uint32_t root;
     zz_pos root_pos;
     int root_own;                    /* 1 when the root's own evaluation/rollout counts in its N */
