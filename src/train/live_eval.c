@@ -1,0 +1,101 @@
+/* live_eval.c — the trained network as an evaluator with lock-free weight refreshes (live_eval.h). */
+#include "train/live_eval.h"
+#include "nn/infer.h"
+#include "nn/policy.h"
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LIVE_MAX_BATCH = 512 };
+
+typedef struct {
+    nn_infer *inf;
+    nn_model *staging;          /* written by the trainer while pending == 0 */
+    _Atomic int pending;        /* 1: staging holds weights not yet folded */
+    _Atomic long refreshes;
+    _Atomic long long count, calls;
+    zz_pos *pos;
+    float *logits, *values;
+    char name[64];
+} live_ctx;
+
+static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    live_ctx *c = self->ctx;
+    if (atomic_load_explicit(&c->pending, memory_order_acquire)) {
+        if (nn_infer_update(c->inf, c->staging, err, errlen) != 0) return -1;
+        atomic_fetch_add_explicit(&c->refreshes, 1, memory_order_relaxed);
+        atomic_store_explicit(&c->pending, 0, memory_order_release);
+    }
+    const nn_geom *g = nn_infer_geom(c->inf);
+    for (int i = 0; i < n; i++) {
+        if (items[i].pos->board != g->kind) {
+            snprintf(err, errlen, "position on another board than the network's");
+            return -1;
+        }
+        c->pos[i] = *items[i].pos;
+    }
+    if (nn_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen) != 0) return -1;
+    size_t per = (size_t)g->ncells * NN_HEADS;
+    for (int i = 0; i < n; i++) {
+        nn_policy_priors(g, c->logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves,
+                         items[i].priors);
+        items[i].value = c->values[i];
+    }
+    atomic_fetch_add_explicit(&c->count, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+    return 0;
+}
+
+static void live_destroy(mcts_evaluator *self) {
+    live_ctx *c = self->ctx;
+    if (c) {
+        nn_infer_free(c->inf);
+        nn_model_free(c->staging);
+        free(c->pos);
+        free(c->logits);
+        free(c->values);
+        free(c);
+    }
+    free(self);
+}
+
+mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen) {
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    live_ctx *c = calloc(1, sizeof *c);
+    if (!e || !c) { free(e); free(c); snprintf(err, errlen, "out of memory"); return NULL; }
+    e->ctx = c;
+    e->destroy = live_destroy;
+    if (!(c->inf = nn_infer_create(m, err, errlen))) { live_destroy(e); return NULL; }
+    if (!(c->staging = nn_model_create(&m->cfg, NN_F32, 1, err, errlen))) { live_destroy(e); return NULL; }
+    const nn_geom *g = nn_infer_geom(c->inf);
+    c->pos = malloc(LIVE_MAX_BATCH * sizeof *c->pos);
+    c->logits = malloc((size_t)LIVE_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
+    c->values = malloc(LIVE_MAX_BATCH * sizeof *c->values);
+    if (!c->pos || !c->logits || !c->values) { live_destroy(e); snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(c->name, sizeof c->name, "live-nn(%dx%d)", m->cfg.blocks, m->cfg.channels);
+    e->name = c->name;
+    e->max_batch = LIVE_MAX_BATCH;
+    e->evaluate = live_eval;
+    return e;
+}
+
+int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen) {
+    live_ctx *c = e->ctx;
+    if (atomic_load_explicit(&c->pending, memory_order_acquire)) return 0;
+    if (nn_model_copy(c->staging, m, err, errlen) != 0) return -1;
+    atomic_store_explicit(&c->pending, 1, memory_order_release);
+    return 1;
+}
+
+long tr_live_eval_refreshes(mcts_evaluator *e) {
+    return atomic_load_explicit(&((live_ctx *)e->ctx)->refreshes, memory_order_relaxed);
+}
+
+long long tr_live_eval_count(mcts_evaluator *e) {
+    return atomic_load_explicit(&((live_ctx *)e->ctx)->count, memory_order_relaxed);
+}
+
+long long tr_live_eval_calls(mcts_evaluator *e) {
+    return atomic_load_explicit(&((live_ctx *)e->ctx)->calls, memory_order_relaxed);
+}

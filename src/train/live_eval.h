@@ -1,0 +1,28 @@
+/* live_eval.h — the network being trained, as a search evaluator (mcts/evaluator.h) whose weights
+ * the trainer refreshes while self-play runs.
+ *
+ * Handoff without a lock: the trainer copies its model into a staging model and raises a flag
+ * (release); the evaluating thread, at the start of its next batch, sees the flag (acquire),
+ * refolds its inference net from the staging model (nn_infer_update) and lowers the flag.  The
+ * trainer writes the staging model only while the flag is down, so the two never touch it at
+ * once, and a refresh always happens between two evaluator batches. */
+#ifndef TR_LIVE_EVAL_H
+#define TR_LIVE_EVAL_H
+
+#include "mcts/evaluator.h"
+#include "nn/model.h"
+
+/* An evaluator over a copy of m's weights.  NULL with a message. */
+mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen);
+/* Offer new weights (same architecture).  Returns 1 when they were staged, 0 when the previous
+ * offer has not been taken yet (try again later), -1 with a message on error. */
+int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen);
+/* Weight refreshes the evaluator has applied so far. */
+long tr_live_eval_refreshes(mcts_evaluator *e);
+/* Positions evaluated so far (counted by the evaluating thread; read it after it stopped, or as
+ * an approximate figure). */
+long long tr_live_eval_count(mcts_evaluator *e);
+/* Evaluator calls (batches) so far: count / calls is the mean batch fill. */
+long long tr_live_eval_calls(mcts_evaluator *e);
+
+#endif

@@ -1,0 +1,122 @@
+/* plot.c — losses and Elo as a PNG (plot.h). */
+#include "train/plot.h"
+#include "render/font.h"
+#include "render/png.h"
+#include "render/raster.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void tr_history_free(tr_history *h) {
+    free(h->x); free(h->a); free(h->b); free(h->gx); free(h->gy);
+    h->x = h->a = h->b = h->gx = h->gy = NULL;
+    h->n = h->cap = h->gn = h->gcap = 0;
+}
+
+static int grow(double **p, int cap) {
+    double *q = realloc(*p, (size_t)cap * sizeof *q);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+int tr_history_loss(tr_history *h, double step, double policy, double value) {
+    if (h->n == h->cap) {
+        int nc = h->cap ? 2 * h->cap : 256;
+        if (grow(&h->x, nc) || grow(&h->a, nc) || grow(&h->b, nc)) return -1;
+        h->cap = nc;
+    }
+    h->x[h->n] = step; h->a[h->n] = policy; h->b[h->n] = value;
+    h->n++;
+    return 0;
+}
+
+int tr_history_rating(tr_history *h, double generation, double rating) {
+    if (h->gn == h->gcap) {
+        int nc = h->gcap ? 2 * h->gcap : 64;
+        if (grow(&h->gx, nc) || grow(&h->gy, nc)) return -1;
+        h->gcap = nc;
+    }
+    h->gx[h->gn] = generation; h->gy[h->gn] = rating;
+    h->gn++;
+    return 0;
+}
+
+typedef struct { float x0, y0, x1, y1; double lo_x, hi_x, lo_y, hi_y; } panel;
+
+static float px(const panel *p, double x) { return p->x0 + (float)((x - p->lo_x) / (p->hi_x - p->lo_x)) * (p->x1 - p->x0); }
+static float py(const panel *p, double y) { return p->y1 - (float)((y - p->lo_y) / (p->hi_y - p->lo_y)) * (p->y1 - p->y0); }
+
+static void range(const double *v, int n, double *lo, double *hi) {
+    *lo = INFINITY; *hi = -INFINITY;
+    for (int i = 0; i < n; i++) if (isfinite(v[i])) { if (v[i] < *lo) *lo = v[i]; if (v[i] > *hi) *hi = v[i]; }
+    if (!(*lo <= *hi)) { *lo = 0; *hi = 1; }
+    if (*hi - *lo < 1e-9) { *lo -= 0.5; *hi += 0.5; }
+}
+
+static void frame(rd_canvas *c, const panel *p, const char *title, const rd_font *f) {
+    rd_rgb axis = rd_hex(0x606060), grid = rd_hex(0xE4E4E4), ink = rd_hex(0x202020);
+    char lab[64];
+    for (int i = 0; i <= 4; i++) {
+        double y = p->lo_y + (p->hi_y - p->lo_y) * i / 4.0;
+        float yy = py(p, y);
+        rd_line(c, p->x0, yy, p->x1, yy, 0.5f, grid, 1);
+        snprintf(lab, sizeof lab, "%.3g", y);
+        rd_font fr = *f; fr.align = RD_ALIGN_RIGHT;
+        rd_text_mid(c, &fr, p->x0 - 6, yy, axis, lab);
+        double x = p->lo_x + (p->hi_x - p->lo_x) * i / 4.0;
+        float xx = px(p, x);
+        snprintf(lab, sizeof lab, "%.4g", x);
+        rd_font fc = *f; fc.align = RD_ALIGN_CENTER;
+        rd_text(c, &fc, xx, p->y1 + 18, axis, lab);
+    }
+    rd_line(c, p->x0, p->y1, p->x1, p->y1, 0.8f, axis, 1);
+    rd_line(c, p->x0, p->y0, p->x0, p->y1, 0.8f, axis, 1);
+    rd_font ft = *f; ft.bold = true;
+    rd_text(c, &ft, p->x0, p->y0 - 10, ink, title);
+}
+
+static void curve(rd_canvas *c, const panel *p, const double *x, const double *y, int n, rd_rgb col, bool dots) {
+    rd_path path;
+    rd_path_init(&path);
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(y[i])) continue;
+        rd_path_line(&path, px(p, x[i]), py(p, y[i]));
+        if (dots) rd_fill_circle(c, px(p, x[i]), py(p, y[i]), 3.5f, col, 1);
+    }
+    rd_path_stroke(c, &path, 1.2f, col, 1);
+    rd_path_free(&path);
+}
+
+int tr_plot_write(const tr_history *h, const char *path, const char *title, char *err, size_t errlen) {
+    rd_canvas c;
+    if (rd_canvas_init(&c, 900, 640, rd_hex(0xFFFFFF)) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
+    rd_font f = { 11, false, RD_ALIGN_LEFT };
+    rd_font big = { 15, true, RD_ALIGN_LEFT };
+    rd_text(&c, &big, 20, 28, rd_hex(0x101010), title);
+    rd_rgb blue = rd_hex(0x2B6CB0), red = rd_hex(0xC53030), green = rd_hex(0x2F855A);
+
+    panel p1 = { 70, 70, 870, 320, 0, 1, 0, 1 };
+    range(h->x, h->n, &p1.lo_x, &p1.hi_x);
+    double lo1, hi1, lo2, hi2;
+    range(h->a, h->n, &lo1, &hi1);
+    range(h->b, h->n, &lo2, &hi2);
+    p1.lo_y = fmin(0, fmin(lo1, lo2)); p1.hi_y = fmax(hi1, hi2) * 1.05;
+    frame(&c, &p1, "losses against SGD steps", &f);
+    curve(&c, &p1, h->x, h->a, h->n, blue, false);
+    curve(&c, &p1, h->x, h->b, h->n, red, false);
+    rd_fill_rect(&c, 700, 56, 712, 62, blue, 1); rd_text(&c, &f, 716, 63, blue, "policy");
+    rd_fill_rect(&c, 780, 56, 792, 62, red, 1); rd_text(&c, &f, 796, 63, red, "value");
+
+    panel p2 = { 70, 390, 870, 590, 0, 1, 0, 1 };
+    range(h->gx, h->gn, &p2.lo_x, &p2.hi_x);
+    range(h->gy, h->gn, &p2.lo_y, &p2.hi_y);
+    p2.lo_y -= 20; p2.hi_y += 20;
+    frame(&c, &p2, "Elo rating of each generation (generation 0 = 0)", &f);
+    curve(&c, &p2, h->gx, h->gy, h->gn, green, true);
+    rd_font fc = f; fc.align = RD_ALIGN_CENTER;
+    rd_text(&c, &fc, 470, 628, rd_hex(0x606060), "generation");
+    int rc = rd_png_write(&c, path, err, errlen);
+    rd_canvas_free(&c);
+    return rc;
+}

@@ -1,0 +1,455 @@
+/* selfplay.c — the self-play scheduler (selfplay.h): games in flight, worker threads stepping their
+ * trees, one shared batcher and its evaluator thread. */
+#include "train/selfplay.h"
+#include "mcts/batcher.h"
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void tr_selfplay_config_default(tr_selfplay_config *c) {
+    memset(c, 0, sizeof *c);
+    c->board = ZZ_B37;
+    c->games_in_flight = 64;
+    c->threads = 1;
+    c->slots = 4;
+    c->max_batch = 256;
+    c->sims_full = 64;
+    c->sims_fast = 16;
+    c->full_prob = 0.25;
+    c->c_puct = 1.5;
+    c->fpu_reduction = 0.2;
+    c->noise_eps = 0.25;
+    c->noise_alpha_total = 10.0;
+    c->temperature = 1.0;
+    c->temp_plies = 12;
+    c->resign_value = 0.95;
+    c->resign_min_ply = 10;
+    c->resign_calib = 0.1;
+    c->ply_cap = 200;
+    c->max_nodes = 1u << 16;
+    c->max_edges = 1u << 21;
+    c->seed = 1;
+}
+
+void tr_game_free(tr_game *g) {
+    if (!g) return;
+    for (int i = 0; i < g->nsamples; i++) tr_sample_clear(&g->samples[i]);
+    free(g->samples);
+    free(g);
+}
+
+typedef struct {
+    mcts_puct *s;
+    mcts_puct_worker *w;
+    mcts_request **inflight;        /* [slots] requests submitted and not yet finished */
+    int ninflight;
+    zz_pos pos;
+    int searching, full, noise_pending;
+    long target, started;
+    tr_game *rec;
+    uint64_t rng;
+} sp_game;
+
+typedef struct {
+    tr_selfplay *sp;
+    pthread_t th;
+    int started;
+    int first, stride;              /* its games: first, first + stride, ... */
+    zz_move *moves;                 /* scratch for root children */
+    int *visits;
+    /* counters (relaxed atomics, read by tr_selfplay_stats_get) */
+    _Atomic long long submitted, finished, abandoned, terminal, collisions, moves_played;
+} __attribute__((aligned(64))) sp_worker;
+
+struct tr_selfplay {
+    tr_selfplay_config cfg;
+    mcts_evaluator *ev;
+    mcts_batcher batcher;
+    int batcher_ok;
+    sp_game *games;
+    int ngames;
+    sp_worker *workers;
+    pthread_t eval_th;
+    int eval_started;
+    _Atomic int stop, hold, failed;
+    char err[256];
+    /* finished games (mutex: once per game, never in the search) */
+    pthread_mutex_t mu;
+    tr_game *done_head, *done_tail;
+    tr_selfplay_stats st;           /* game-level statistics, under mu */
+};
+
+static uint64_t mix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return (x ^ (x >> 31)) | 1;
+}
+static double unit(uint64_t *rng) { return (double)(zz_rand(rng) >> 11) * (1.0 / 9007199254740992.0); }
+
+static void set_error(tr_selfplay *sp, const char *msg) {
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&sp->failed, &expect, 1)) {
+        snprintf(sp->err, sizeof sp->err, "%s", msg);
+    }
+    atomic_store(&sp->stop, 1);
+}
+
+static int game_new(tr_selfplay *sp, sp_game *g) {
+    g->rec = calloc(1, sizeof *g->rec);
+    if (!g->rec) return -1;
+    g->rec->would_resign = -1;
+    g->rec->calib = unit(&g->rng) < sp->cfg.resign_calib;
+    zz_pos_init(&g->pos, sp->cfg.board);
+    g->pos.ply_cap = (uint16_t)(sp->cfg.ply_cap > 0 ? sp->cfg.ply_cap : 0);
+    mcts_puct_set_root(g->s, &g->pos);
+    g->searching = 0;
+    if (!g->w) g->w = mcts_puct_worker_new(g->s, sp->cfg.slots, zz_rand(&g->rng));
+    return g->w ? 0 : -1;
+}
+
+static int record_add(tr_game *rec, const tr_sample *s) {
+    if (rec->nsamples == rec->cap) {
+        int nc = rec->cap ? 2 * rec->cap : 64;
+        tr_sample *ns = realloc(rec->samples, (size_t)nc * sizeof *ns);
+        if (!ns) return -1;
+        rec->samples = ns;
+        rec->cap = nc;
+    }
+    rec->samples[rec->nsamples++] = *s;
+    return 0;
+}
+
+static void finish_game(tr_selfplay *sp, sp_game *g) {
+    tr_game *rec = g->rec;
+    g->rec = NULL;
+    int winner = g->pos.winner;
+    rec->winner = winner;
+    rec->plies = g->pos.ply;
+    for (int i = 0; i < rec->nsamples; i++) {
+        tr_sample *s = &rec->samples[i];
+        s->z = winner < 0 ? 0.0f : (winner == s->pos.to_move ? 1.0f : -1.0f);
+    }
+    pthread_mutex_lock(&sp->mu);
+    tr_selfplay_stats *st = &sp->st;
+    st->games++;
+    st->samples += rec->nsamples;
+    for (int i = 0; i < rec->nsamples; i++) st->full_samples += rec->samples[i].full;
+    st->plies_sum += rec->plies;
+    if (winner < 0) st->draws++;
+    else st->wins[winner]++;
+    st->resigned += rec->resigned;
+    st->calib_games += rec->calib;
+    if (rec->calib && rec->would_resign >= 0) {
+        st->calib_would_resign++;
+        if (winner != 1 - rec->would_resign) st->false_resign++;
+    }
+    rec->next = NULL;
+    if (sp->done_tail) sp->done_tail->next = rec;
+    else sp->done_head = rec;
+    sp->done_tail = rec;
+    pthread_mutex_unlock(&sp->mu);
+}
+
+/* Play m in g (the tree follows); ends the game when it is over. */
+static void play(tr_selfplay *sp, sp_worker *wk, sp_game *g, zz_move m) {
+    zz_apply(&g->pos, m, NULL);
+    mcts_puct_advance(g->s, m);
+    atomic_fetch_add_explicit(&wk->moves_played, 1, memory_order_relaxed);
+    if (zz_over(&g->pos)) {
+        finish_game(sp, g);
+        if (!atomic_load_explicit(&sp->stop, memory_order_relaxed) && game_new(sp, g) != 0)
+            set_error(sp, "out of memory");
+    }
+}
+
+static void begin_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
+    if (zz_count_moves(&g->pos) == 1) {           /* forced: played unsearched, not recorded */
+        zz_gen_moves(&g->pos, wk->moves);
+        play(sp, wk, g, wk->moves[0]);
+        return;
+    }
+    g->full = unit(&g->rng) < sp->cfg.full_prob;
+    g->target = g->full ? sp->cfg.sims_full : sp->cfg.sims_fast;
+    if (g->target < 1) g->target = 1;
+    g->started = 0;
+    g->noise_pending = g->full && sp->cfg.noise_eps > 0;
+    g->searching = 1;
+}
+
+/* The search of g is complete: record it, maybe resign, choose and play the move. */
+static void end_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
+    const mcts_tree *t = mcts_puct_tree(g->s);
+    const mcts_node *root = mcts_tree_root(t);
+    double q = mcts_stats_q(mcts_node_load(root));
+    double v = root->player == root->to_move ? q : -q;
+    g->searching = 0;
+    int n = mcts_tree_root_children(t, wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
+    int nv = 0;
+    for (int i = 0; i < n; i++) nv += wk->visits[i] > 0;
+    if (nv > 0) {
+        tr_sample smp;
+        memset(&smp, 0, sizeof smp);
+        smp.pos = g->pos;
+        smp.full = (uint8_t)g->full;
+        smp.nvisits = (uint16_t)nv;
+        smp.visits = malloc((size_t)nv * sizeof *smp.visits);
+        if (!smp.visits) { set_error(sp, "out of memory"); return; }
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (wk->visits[i] > 0) { smp.visits[k].move = wk->moves[i]; smp.visits[k].count = (uint32_t)wk->visits[i]; k++; }
+        if (record_add(g->rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); return; }
+    }
+    double rv = sp->cfg.resign_value;
+    if (rv > 0 && rv < 1 && g->pos.ply >= sp->cfg.resign_min_ply && v < -rv) {
+        if (g->rec->calib) {
+            if (g->rec->would_resign < 0) g->rec->would_resign = g->pos.to_move;
+        } else {
+            g->rec->resigned = 1;
+            zz_resign(&g->pos);
+            finish_game(sp, g);
+            if (!atomic_load_explicit(&sp->stop, memory_order_relaxed) && game_new(sp, g) != 0)
+                set_error(sp, "out of memory");
+            return;
+        }
+    }
+    double temp = g->pos.ply < sp->cfg.temp_plies ? sp->cfg.temperature : 0.0;
+    zz_move m = mcts_puct_pick(g->s, temp);
+    play(sp, wk, g, m);
+}
+
+/* One pass over game g.  Returns whether anything happened. */
+static bool service(tr_selfplay *sp, sp_worker *wk, sp_game *g, bool stopping, bool held) {
+    bool progress = false;
+    for (int i = 0; i < g->ninflight;) {
+        mcts_request *r = g->inflight[i];
+        int st = mcts_request_state(r);
+        if (st == MCTS_REQ_DONE) {
+            mcts_puct_finish(g->w, r);
+            atomic_fetch_add_explicit(&wk->finished, 1, memory_order_relaxed);
+        } else if (st == MCTS_REQ_FAILED) {
+            mcts_puct_abandon(g->w, r);
+            atomic_fetch_add_explicit(&wk->abandoned, 1, memory_order_relaxed);
+            set_error(sp, sp->batcher.err[0] ? sp->batcher.err : "evaluator failed");
+        } else { i++; continue; }
+        g->inflight[i] = g->inflight[--g->ninflight];
+        progress = true;
+    }
+    if (stopping || !g->rec) return progress;
+    if (!g->searching) {
+        if (held) return progress;
+        begin_move(sp, wk, g);
+        progress = true;
+        if (!g->searching) return progress;
+    }
+    const mcts_node *root = mcts_tree_root(mcts_puct_tree(g->s));
+    int rs = atomic_load_explicit(&((mcts_node *)root)->state, memory_order_acquire);
+    if (rs != MCTS_EXPANDED && rs != MCTS_TERMINAL && g->ninflight > 0) return progress;   /* root pending */
+    if (g->noise_pending && rs == MCTS_EXPANDED && g->ninflight == 0) {
+        mcts_puct_root_noise(g->s);
+        g->noise_pending = 0;
+    }
+    while (g->started < g->target && g->ninflight < sp->cfg.slots) {
+        if (g->noise_pending && rs == MCTS_EXPANDED) break;
+        mcts_request *req = NULL;
+        int rc = mcts_puct_step(g->w, &req);
+        if (rc == MCTS_STEP_SUBMIT) {
+            while (!mcts_batcher_submit(&sp->batcher, req)) sched_yield();   /* sized: never full */
+            g->inflight[g->ninflight++] = req;
+            g->started++;
+            atomic_fetch_add_explicit(&wk->submitted, 1, memory_order_relaxed);
+            progress = true;
+            if (rs != MCTS_EXPANDED && rs != MCTS_TERMINAL) break;   /* the root itself: wait for it */
+        } else if (rc == MCTS_STEP_DONE) {
+            g->started++;
+            atomic_fetch_add_explicit(&wk->terminal, 1, memory_order_relaxed);
+            progress = true;
+        } else if (rc == MCTS_STEP_FULL) {
+            g->target = g->started;             /* out of tree memory: decide with what we have */
+            break;
+        } else {
+            if (rc == MCTS_STEP_COLLISION) atomic_fetch_add_explicit(&wk->collisions, 1, memory_order_relaxed);
+            break;
+        }
+    }
+    if (g->started >= g->target && g->ninflight == 0) {
+        end_move(sp, wk, g);
+        progress = true;
+    }
+    return progress;
+}
+
+static void *worker_main(void *arg) {
+    sp_worker *wk = arg;
+    tr_selfplay *sp = wk->sp;
+    int idle = 0;
+    for (;;) {
+        bool stopping = atomic_load_explicit(&sp->stop, memory_order_relaxed);
+        bool held = atomic_load_explicit(&sp->hold, memory_order_relaxed);
+        bool progress = false;
+        int inflight = 0;
+        for (int i = wk->first; i < sp->ngames; i += wk->stride) {
+            progress |= service(sp, wk, &sp->games[i], stopping, held);
+            inflight += sp->games[i].ninflight;
+        }
+        if (stopping && inflight == 0) break;
+        if (progress) idle = 0;
+        else if (++idle > 64) {
+            struct timespec ts = { 0, idle > 4096 ? 1000000 : 50000 };
+            nanosleep(&ts, NULL);
+        } else if (idle > 8) sched_yield();
+    }
+    return NULL;
+}
+
+static void *eval_main(void *arg) {
+    tr_selfplay *sp = arg;
+    mcts_batcher_run(&sp->batcher);
+    return NULL;
+}
+
+tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
+    if (cfg->games_in_flight < 1 || cfg->threads < 1 || cfg->slots < 1 || cfg->max_batch < 1 ||
+        cfg->sims_full < 1 || cfg->sims_fast < 1) {
+        snprintf(err, errlen, "bad self-play configuration (games, threads, slots, batch and simulations must be positive)");
+        return NULL;
+    }
+    tr_selfplay *sp = calloc(1, sizeof *sp);
+    if (!sp) { snprintf(err, errlen, "out of memory"); return NULL; }
+    sp->cfg = *cfg;
+    if (sp->cfg.threads > sp->cfg.games_in_flight) sp->cfg.threads = sp->cfg.games_in_flight;
+    sp->ev = ev;
+    pthread_mutex_init(&sp->mu, NULL);
+    sp->ngames = cfg->games_in_flight;
+    size_t qcap = (size_t)sp->ngames * (size_t)cfg->slots + 64;
+    if (mcts_batcher_init(&sp->batcher, ev, cfg->max_batch, qcap) != 0) goto oom;
+    sp->batcher_ok = 1;
+    sp->games = calloc((size_t)sp->ngames, sizeof *sp->games);
+    sp->workers = aligned_alloc(64, ((size_t)sp->cfg.threads * sizeof *sp->workers + 63) / 64 * 64);
+    if (!sp->games || !sp->workers) goto oom;
+    memset(sp->workers, 0, (size_t)sp->cfg.threads * sizeof *sp->workers);
+    mcts_puct_config pc;
+    mcts_puct_config_default(&pc);
+    pc.threads = 1;
+    pc.batch = 1;
+    pc.c_puct = cfg->c_puct;
+    pc.fpu_reduction = cfg->fpu_reduction;
+    pc.noise = cfg->noise_eps > 0;
+    pc.noise_eps = cfg->noise_eps;
+    pc.noise_alpha_total = cfg->noise_alpha_total;
+    pc.reuse = 1;
+    pc.max_nodes = cfg->max_nodes;
+    pc.max_edges = cfg->max_edges;
+    for (int i = 0; i < sp->ngames; i++) {
+        sp_game *g = &sp->games[i];
+        g->rng = mix64(cfg->seed * 0x100000001B3ULL + (uint64_t)i);
+        pc.seed = mix64(g->rng);
+        if (!(g->s = mcts_puct_new(&pc, ev, err, errlen))) { tr_selfplay_free(sp); return NULL; }
+        g->inflight = calloc((size_t)cfg->slots, sizeof *g->inflight);
+        if (!g->inflight || game_new(sp, g) != 0) goto oom;
+    }
+    for (int t = 0; t < sp->cfg.threads; t++) {
+        sp_worker *wk = &sp->workers[t];
+        wk->sp = sp;
+        wk->first = t;
+        wk->stride = sp->cfg.threads;
+        wk->moves = malloc(ZZ_MAX_MOVES * sizeof *wk->moves);
+        wk->visits = malloc(ZZ_MAX_MOVES * sizeof *wk->visits);
+        if (!wk->moves || !wk->visits) goto oom;
+    }
+    return sp;
+oom:
+    snprintf(err, errlen, "out of memory");
+    tr_selfplay_free(sp);
+    return NULL;
+}
+
+int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
+    atomic_store(&sp->batcher.stop, 0);
+    if (pthread_create(&sp->eval_th, NULL, eval_main, sp) != 0) {
+        snprintf(err, errlen, "cannot start the evaluator thread");
+        return -1;
+    }
+    sp->eval_started = 1;
+    for (int t = 0; t < sp->cfg.threads; t++) {
+        if (pthread_create(&sp->workers[t].th, NULL, worker_main, &sp->workers[t]) != 0) {
+            snprintf(err, errlen, "cannot start self-play thread %d", t);
+            tr_selfplay_stop(sp);
+            return -1;
+        }
+        sp->workers[t].started = 1;
+    }
+    return 0;
+}
+
+void tr_selfplay_hold(tr_selfplay *sp, int hold) { atomic_store(&sp->hold, hold); }
+
+tr_game *tr_selfplay_take(tr_selfplay *sp) {
+    pthread_mutex_lock(&sp->mu);
+    tr_game *g = sp->done_head;
+    sp->done_head = sp->done_tail = NULL;
+    pthread_mutex_unlock(&sp->mu);
+    return g;
+}
+
+void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st) {
+    pthread_mutex_lock(&sp->mu);
+    *st = sp->st;
+    pthread_mutex_unlock(&sp->mu);
+    st->submitted = st->finished = st->abandoned = st->terminal = st->collisions = st->moves = 0;
+    for (int t = 0; t < sp->cfg.threads; t++) {
+        sp_worker *wk = &sp->workers[t];
+        st->submitted += atomic_load_explicit(&wk->submitted, memory_order_relaxed);
+        st->finished += atomic_load_explicit(&wk->finished, memory_order_relaxed);
+        st->abandoned += atomic_load_explicit(&wk->abandoned, memory_order_relaxed);
+        st->terminal += atomic_load_explicit(&wk->terminal, memory_order_relaxed);
+        st->collisions += atomic_load_explicit(&wk->collisions, memory_order_relaxed);
+        st->moves += atomic_load_explicit(&wk->moves_played, memory_order_relaxed);
+    }
+    /* plain counters of the evaluator thread: read only once it has stopped */
+    st->evals = sp->eval_started ? -1 : (long long)sp->batcher.evals;
+    st->batches = sp->eval_started ? -1 : (long long)sp->batcher.batches;
+}
+
+const char *tr_selfplay_error(tr_selfplay *sp) {
+    return atomic_load(&sp->failed) ? sp->err : NULL;
+}
+
+void tr_selfplay_stop(tr_selfplay *sp) {
+    atomic_store(&sp->stop, 1);
+    for (int t = 0; t < sp->cfg.threads; t++)
+        if (sp->workers[t].started) { pthread_join(sp->workers[t].th, NULL); sp->workers[t].started = 0; }
+    if (sp->eval_started) {
+        atomic_store(&sp->batcher.stop, 1);
+        pthread_join(sp->eval_th, NULL);
+        sp->eval_started = 0;
+        while (mcts_batcher_serve(&sp->batcher) > 0) {}   /* nothing can be left; be certain */
+    }
+    if (atomic_load(&sp->batcher.failed) && !atomic_load(&sp->failed)) set_error(sp, sp->batcher.err);
+}
+
+void tr_selfplay_free(tr_selfplay *sp) {
+    if (!sp) return;
+    if (sp->workers) tr_selfplay_stop(sp);
+    for (int i = 0; sp->games && i < sp->ngames; i++) {
+        sp_game *g = &sp->games[i];
+        mcts_puct_worker_free(g->w);
+        mcts_puct_free(g->s);
+        free(g->inflight);
+        tr_game_free(g->rec);
+    }
+    free(sp->games);
+    for (int t = 0; sp->workers && t < sp->cfg.threads; t++) {
+        free(sp->workers[t].moves);
+        free(sp->workers[t].visits);
+    }
+    free(sp->workers);
+    tr_game *g = sp->done_head;
+    while (g) { tr_game *n = g->next; tr_game_free(g); g = n; }
+    if (sp->batcher_ok) mcts_batcher_free(&sp->batcher);
+    pthread_mutex_destroy(&sp->mu);
+    free(sp);
+}

@@ -1,0 +1,94 @@
+/* selfplay.h — the self-play scheduler: many games in flight at once, each with its own PUCT tree,
+ * stepped by a few worker threads that submit leaves to one shared batcher served by one
+ * evaluator thread.
+ *
+ * Threads.  Game g belongs to worker g % threads for its whole life, so a tree is only ever
+ * touched by one thread (no lock on a tree).  A worker loops over its games: it finishes the
+ * requests the evaluator has answered (acquire load of the request state), starts new
+ * simulations (mcts_puct_step) and submits their leaves to the batcher's lock-free queue, and
+ * moves on to its next game whenever one is waiting; when a game's search reaches its budget and
+ * nothing of it is in flight, it plays the move.  The evaluator thread runs mcts_batcher_run:
+ * it evaluates whatever is queued, never waiting for a full batch.  The only lock is the mutex
+ * guarding the list of finished games (once per game, never in the search).
+ *
+ * Per move: a full search (probability full_prob, Dirichlet noise at the root) or a fast one
+ * (playout-cap randomisation: only full searches are policy targets); temperature for the first
+ * temp_plies plies; the tree is kept for the next move; a forced move is played unsearched and
+ * not recorded.  Resignation: the player to move resigns when the root value is below
+ * -resign_value (after resign_min_ply), except in a calibration fraction of games that are
+ * played out; there a would-be resignation is remembered, and if that player did not lose it
+ * counts as a false resignation.  The ply cap makes a draw.
+ *
+ * Every request submitted is answered exactly once: stopping (tr_selfplay_stop) lets the workers
+ * finish everything in flight before the evaluator thread stops. */
+#ifndef TR_SELFPLAY_H
+#define TR_SELFPLAY_H
+
+#include "mcts/puct.h"
+#include "train/replay.h"
+#include <stdatomic.h>
+
+typedef struct {
+    zz_board_kind board;
+    int games_in_flight;       /* games played at once */
+    int threads;               /* worker threads (the evaluator thread comes on top) */
+    int slots;                 /* leaves in flight per game */
+    int max_batch;             /* evaluator batch at most */
+    int sims_full, sims_fast;
+    double full_prob;
+    double c_puct, fpu_reduction;
+    double noise_eps, noise_alpha_total;
+    double temperature;
+    int temp_plies;
+    double resign_value;       /* resign when root value < -resign_value; 0 or >= 1: never */
+    int resign_min_ply;
+    double resign_calib;       /* fraction of games played out regardless (calibration) */
+    int ply_cap;               /* draw at this ply (0: none) */
+    uint32_t max_nodes, max_edges;   /* per tree */
+    uint64_t seed;
+} tr_selfplay_config;
+
+void tr_selfplay_config_default(tr_selfplay_config *c);
+
+/* A finished game: its samples (every searched decision; full ones are policy targets). */
+typedef struct tr_game {
+    tr_sample *samples;
+    int nsamples, cap;
+    int winner;                /* 0, 1, or -1 for a draw */
+    int plies;
+    int resigned;              /* ended by resignation */
+    int calib;                 /* a calibration game (resignation disabled) */
+    int would_resign;          /* calibration: the player who would have resigned first, or -1 */
+    struct tr_game *next;
+} tr_game;
+void tr_game_free(tr_game *g);
+
+typedef struct {
+    long long games, samples, full_samples, moves;
+    long long resigned, calib_games, calib_would_resign, false_resign;
+    long long draws, wins[2];
+    long long submitted, finished, abandoned, terminal;   /* simulations */
+    long long collisions, evals, batches;
+    double plies_sum;
+} tr_selfplay_stats;
+
+typedef struct tr_selfplay tr_selfplay;
+
+/* Build the scheduler over evaluator ev (borrowed).  NULL with a message. */
+tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, char *err, size_t errlen);
+/* Start the worker and evaluator threads.  0, or -1 with a message. */
+int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen);
+/* Hold (1) or release (0) the workers: held workers finish what is in flight but start nothing. */
+void tr_selfplay_hold(tr_selfplay *sp, int hold);
+/* Take the games finished so far (a list linked by next, oldest first; NULL when none). */
+tr_game *tr_selfplay_take(tr_selfplay *sp);
+/* Statistics so far (approximate while running: counters are relaxed atomics). */
+void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st);
+/* The first error a thread met, or NULL. */
+const char *tr_selfplay_error(tr_selfplay *sp);
+/* Stop: workers finish every request in flight, then the evaluator thread stops; joins all.
+ * Games not finished are dropped.  Safe to call twice. */
+void tr_selfplay_stop(tr_selfplay *sp);
+void tr_selfplay_free(tr_selfplay *sp);
+
+#endif

@@ -1,0 +1,38 @@
+/* trainer.h — SGD on batches drawn from the replay window.
+ *
+ * A batch is `batch` samples drawn uniformly (with replacement) from the window, each under a
+ * random symmetry of the board (nn_batch_build with an rng).  Loss: the value MSE on every sample
+ * (value_weight × MSE), the policy cross-entropy only on the full-search samples (playout-cap
+ * randomisation: fast searches are too shallow to be policy targets).  nn_loss would take the
+ * policy on every sample, so the step computes the two parts itself: the batch is ordered with
+ * the full samples first, the policy loss runs over that prefix (its mean over the full samples)
+ * and the value loss over the whole batch; both gradients go through one backward and one SGD
+ * step. */
+#ifndef TR_TRAINER_H
+#define TR_TRAINER_H
+
+#include "nn/train.h"
+#include "train/replay.h"
+
+typedef struct {
+    nn_model *model;          /* owned, float */
+    nn_sgd sgd;
+    nn_batch batch;
+    int batch_size;
+    double value_weight;
+    uint64_t rng;
+    nn_sample *samples;       /* [batch_size] */
+    int *order;               /* [batch_size] */
+} tr_trainer;
+
+/* A trainer for model m (taken over: freed by tr_trainer_free).  0, or -1 with a message. */
+int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_size, double value_weight,
+                    uint64_t seed, char *err, size_t errlen);
+void tr_trainer_free(tr_trainer *t);
+
+/* One SGD step on a batch from r's window (which must not be empty).  out gets the losses
+ * (policy over the full samples, value over all, l2) and *nfull the number of full samples.
+ * Returns 0, or -1 with a message. */
+int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen);
+
+#endif

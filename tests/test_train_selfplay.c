@@ -1,0 +1,217 @@
+/* test_train_selfplay.c — the self-play scheduler: every evaluation submitted is answered and
+ * finished exactly once (a counting evaluator), also when stopped with requests in flight; the
+ * games it produces are well-formed training samples (legal visits, z from each position's
+ * mover's view, jump chains keeping the mover); and the trainer's step on them. */
+#include "train/selfplay.h"
+#include "train/trainer.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    long long items, calls;
+    uint64_t rng;
+} count_ctx;
+
+/* Uniform priors, a small random value, and a count of everything evaluated. */
+static int count_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    count_ctx *c = self->ctx;
+    c->calls++;
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_ge(items[i].nmoves, 1);
+        for (int k = 0; k < items[i].nmoves; k++) items[i].priors[k] = 1.0f / (float)items[i].nmoves;
+        items[i].value = (float)((int)zz_rand_below(&c->rng, 201) - 100) / 400.0f;
+        c->items++;
+    }
+    return 0;
+}
+
+static void sleep_ms(int ms) {
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static tr_selfplay_config small_config(void) {
+    tr_selfplay_config c;
+    tr_selfplay_config_default(&c);
+    c.games_in_flight = 12;
+    c.threads = 2;
+    c.slots = 3;
+    c.max_batch = 16;
+    c.sims_full = 12;
+    c.sims_fast = 4;
+    c.full_prob = 0.5;
+    c.ply_cap = 80;
+    c.resign_value = 0;
+    c.max_nodes = 1u << 12;
+    c.max_edges = 1u << 18;
+    c.seed = 5;
+    return c;
+}
+
+static void check_game(const tr_game *g) {
+    ck_assert(g->winner >= -1 && g->winner <= 1);
+    for (int i = 0; i < g->nsamples; i++) {
+        const tr_sample *s = &g->samples[i];
+        ck_assert(!zz_over(&s->pos));
+        ck_assert_int_ge(s->nvisits, 1);
+        for (int k = 0; k < s->nvisits; k++) {
+            ck_assert(zz_is_legal(&s->pos, s->visits[k].move));
+            ck_assert_uint_gt(s->visits[k].count, 0);
+        }
+        float want = g->winner < 0 ? 0.0f : (g->winner == s->pos.to_move ? 1.0f : -1.0f);
+        ck_assert(s->z == want);
+        /* inside a jump chain the mover does not change, and neither does z */
+        if (i + 1 < g->nsamples && g->samples[i + 1].pos.chain != ZZ_NO_CELL && g->samples[i + 1].pos.ply == s->pos.ply + 1)
+            ck_assert(g->samples[i + 1].z == s->z);
+    }
+}
+
+START_TEST(every_request_answered_once) {
+    count_ctx cc = { 0, 0, 99 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    long long games = 0, samples = 0, full = 0;
+    for (int t = 0; t < 6000 && games < 16; t++) {
+        sleep_ms(5);
+        tr_game *g = tr_selfplay_take(sp);
+        while (g) {
+            tr_game *n = g->next;
+            check_game(g);
+            games++;
+            samples += g->nsamples;
+            for (int i = 0; i < g->nsamples; i++) full += g->samples[i].full;
+            tr_game_free(g);
+            g = n;
+        }
+    }
+    ck_assert_int_ge(games, 16);
+    tr_selfplay_stop(sp);                /* with requests in flight: they must all be answered */
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    ck_assert_int_gt(st.submitted, 0);
+    ck_assert_int_eq(st.abandoned, 0);
+    ck_assert_int_eq(st.submitted, st.finished);          /* each answered request finished once */
+    ck_assert_int_eq(st.submitted, cc.items);             /* and evaluated once */
+    ck_assert_int_eq(st.evals, cc.items);
+    ck_assert_int_eq(st.batches, cc.calls);
+    ck_assert_int_ge(st.games, games);
+    ck_assert(full > 0 && full < samples);                 /* both kinds of search happen */
+    tr_game *g = tr_selfplay_take(sp);
+    while (g) { tr_game *n = g->next; check_game(g); tr_game_free(g); g = n; }
+    tr_selfplay_free(sp);
+}
+END_TEST
+
+/* Stopping at once, and holding: nothing is lost or answered twice. */
+START_TEST(stop_early_and_hold) {
+    count_ctx cc = { 0, 0, 7 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    c.threads = 3;
+    c.sims_full = c.sims_fast = 40;
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    sleep_ms(30);
+    tr_selfplay_hold(sp, 1);
+    sleep_ms(60);
+    tr_selfplay_hold(sp, 0);
+    sleep_ms(30);
+    tr_selfplay_stop(sp);
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_int_gt(st.submitted, 0);
+    ck_assert_int_eq(st.submitted, st.finished);
+    ck_assert_int_eq(st.submitted, cc.items);
+    tr_selfplay_free(sp);
+}
+END_TEST
+
+/* The trainer's step on self-play samples: finite losses, the policy only over full samples. */
+START_TEST(trainer_step_on_selfplay) {
+    count_ctx cc = { 0, 0, 3 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_replay r;
+    char dir[128];
+    snprintf(dir, sizeof dir, "/tmp/zz-train-sp-%d", (int)getpid());
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 5000, err, sizeof err), 0);
+    for (int t = 0; t < 6000 && r.count < 200; t++) {
+        sleep_ms(5);
+        tr_game *g = tr_selfplay_take(sp);
+        while (g) {
+            tr_game *n = g->next;
+            ck_assert_int_eq(tr_replay_add(&r, g->samples, g->nsamples, err, sizeof err), 0);
+            tr_game_free(g);
+            g = n;
+        }
+    }
+    tr_selfplay_free(sp);
+    ck_assert_int_ge(r.count, 200);
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1;
+    nc.channels = 8;
+    nn_model *m = nn_model_create(&nc, NN_F32, 1, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    nn_sgd sgd;
+    nn_sgd_default(&sgd);
+    sgd.warmup = 0;
+    tr_trainer tr;
+    ck_assert_int_eq(tr_trainer_init(&tr, m, &sgd, 32, 1.0, 9, err, sizeof err), 0);
+    double first = 0, last = 0;
+    for (int i = 0; i < 30; i++) {
+        nn_loss_parts lp;
+        int nf = -1;
+        ck_assert_msg(tr_trainer_step(&tr, &r, &lp, &nf, err, sizeof err) == 0, "%s", err);
+        ck_assert(nf >= 0 && nf <= 32);
+        ck_assert(isfinite(lp.policy) && isfinite(lp.value) && lp.value >= 0);
+        if (nf == 0) ck_assert(lp.policy == 0);
+        if (i == 0) first = lp.value;
+        last = lp.value;
+    }
+    ck_assert_int_eq(tr.sgd.step, 30);
+    (void)first; (void)last;
+    tr_trainer_free(&tr);
+    tr_replay_close(&r, err, sizeof err);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+    /* OpenMP inside nn reads OMP_NUM_THREADS before main: re-run with 1 thread (ThreadSanitizer
+     * cannot see libgomp's barriers, and the tests share 2 cores) */
+    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
+        setenv("OMP_NUM_THREADS", "1", 1);
+        execv("/proc/self/exe", argv);
+    }
+    Suite *s = suite_create("train_selfplay");
+    TCase *tc = tcase_create("scheduler");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, every_request_answered_once);
+    tcase_add_test(tc, stop_early_and_hold);
+    tcase_add_test(tc, trainer_step_on_selfplay);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,89 @@
+/* bench_train.c — self-play speed of the training scheduler on the CPU: positions (moves) per
+ * second, network evaluations per second and the mean evaluator batch, for the default training
+ * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
+ * with an untrained network and no training (`make bench`).  --gpu: no GPU backend yet. */
+#include "nn/model.h"
+#include "train/live_eval.h"
+#include "train/run.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int bench(const char *label, int blocks, int channels, const tr_run_config *rc, double seconds) {
+    nn_config nc;
+    nn_config_default(&nc, rc->sp.board);
+    if (blocks) { nc.blocks = blocks; nc.channels = channels; }
+    char err[256];
+    nn_model *m = nn_model_create(&nc, NN_F32, 1, err, sizeof err);
+    if (!m) { fprintf(stderr, "zertz: bench_train: %s\n", err); return -1; }
+    mcts_evaluator *ev = tr_live_eval_new(m, err, sizeof err);
+    tr_selfplay *sp = ev ? tr_selfplay_new(&rc->sp, ev, err, sizeof err) : NULL;
+    if (!sp || tr_selfplay_start(sp, err, sizeof err) != 0) {
+        fprintf(stderr, "zertz: bench_train: %s\n", err);
+        tr_selfplay_free(sp);
+        mcts_evaluator_free(ev);
+        nn_model_free(m);
+        return -1;
+    }
+    double t0 = now_s();
+    struct timespec ts = { 0, 50000000 };
+    while (now_s() - t0 < seconds) {
+        nanosleep(&ts, NULL);
+        tr_game *g = tr_selfplay_take(sp);
+        while (g) { tr_game *n = g->next; tr_game_free(g); g = n; }
+    }
+    tr_selfplay_stop(sp);
+    double dt = now_s() - t0;
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    printf("| %-22s | %2d x %-3d | %5d | %4d | %8.0f | %8.0f | %6.1f | %6lld |\n", label, nc.blocks, nc.channels,
+           rc->sp.games_in_flight, rc->sp.sims_full, (double)st.moves / dt, (double)st.evals / dt,
+           st.batches ? (double)st.evals / (double)st.batches : 0.0, st.games);
+    tr_selfplay_free(sp);
+    mcts_evaluator_free(ev);
+    nn_model_free(m);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    /* Self-play threads, the evaluator thread and the trainer already fill the cores: OpenMP
+     * inside nn would oversubscribe them (measured: ~30 % slower self-play on 2 cores).  libgomp
+     * reads OMP_NUM_THREADS before main, so re-run with 1 unless the user chose a value. */
+    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
+        setenv("OMP_NUM_THREADS", "1", 1);
+        execv("/proc/self/exe", argv);
+    }
+    double seconds = 10;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gpu")) {
+            printf("bench_train --gpu: there is no GPU backend for training yet: nothing to measure\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--help")) {
+            printf("usage: bench_train [--seconds S] [--gpu]\n");
+            return 0;
+        } else {
+            fprintf(stderr, "zertz: bench_train: %s: unknown option\n", argv[i]);
+            return 1;
+        }
+    }
+    tr_run_config rc;
+    tr_run_config_default(&rc);
+    rc.sp.resign_value = 0;          /* measure whole games */
+    printf("self-play speed, CPU, untrained network, %.0f s each: tools/bench_train --seconds %g\n", seconds, seconds);
+    printf("| %-22s | %-8s | %5s | %4s | %8s | %8s | %6s | %6s |\n", "config", "net", "games", "sims", "pos/s", "evals/s",
+           "batch", "done");
+    printf("|------------------------|----------|-------|------|----------|----------|--------|--------|\n");
+    if (bench("train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    if (bench("default net", 0, 0, &rc, seconds) != 0) return 1;
+    return 0;
+}

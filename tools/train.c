@@ -1,0 +1,129 @@
+/* train.c — `make train`: AlphaZero self-play training for Zèrtz from zero (src/train/run.h).
+ * An embedded default configuration that learns on a 2-core CPU within minutes; options to change
+ * it; Ctrl-C saves everything and exits, and running again resumes. */
+#include "train/run.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t g_stop = 0;
+static void on_signal(int sig) { (void)sig; g_stop = 1; }
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: train [options]   (make train TRAIN_ARGS=\"...\")\n"
+            "  --out DIR            output directory (default runs/default)\n"
+            "  --rings N            board: 37, 48 or 61 (default 37)\n"
+            "  --blocks N           residual blocks (default 4)\n"
+            "  --channels N         trunk channels (default 32)\n"
+            "  --sims N             simulations of a full search (default 64; fast = N/4)\n"
+            "  --games-in-flight N  self-play games at once (default 64)\n"
+            "  --threads N          self-play worker threads (default 1; + 1 evaluator thread)\n"
+            "  --lr X               learning rate (default 0.02)\n"
+            "  --batch N            training batch (default 128)\n"
+            "  --train-ratio X      samples trained per sample generated (default 4)\n"
+            "  --window N           replay window in samples (default 100000)\n"
+            "  --gen-steps N        SGD steps per generation / checkpoint (default 250)\n"
+            "  --eval-every N       evaluate every N generations (default 2; 0 = never)\n"
+            "  --eval-games N       games per evaluation match (default 10)\n"
+            "  --minutes X          stop after X minutes, saving everything\n"
+            "  --steps N            stop at N SGD steps in total\n"
+            "  --resume             resume the run in --out (the default)\n"
+            "  --fresh              start over, deleting the run in --out\n"
+            "  --seed N             random seed (default 1)\n"
+            "  --quiet              no status line\n"
+            "  --pretrain DIR       warm start from Boardspace SGF games (not implemented yet)\n"
+            "  --help               this text\n");
+}
+
+static int fail(const char *what, const char *why) {
+    fprintf(stderr, "zertz: train: %s: %s\n", what, why);
+    return 1;
+}
+
+static bool num(const char *s, double lo, double hi, double *v) {
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && !*end && *v >= lo && *v <= hi;
+}
+
+int main(int argc, char **argv) {
+    /* Self-play threads, the evaluator thread and the trainer already fill the cores: OpenMP
+     * inside nn would oversubscribe them (measured: ~30 % slower self-play on 2 cores).  libgomp
+     * reads OMP_NUM_THREADS before main, so re-run with 1 unless the user chose a value. */
+    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
+        setenv("OMP_NUM_THREADS", "1", 1);
+        execv("/proc/self/exe", argv);
+    }
+    tr_run_config c;
+    tr_run_config_default(&c);
+    int sims = 0;
+#ifdef ZZ_HAVE_CUDA
+    printf("zertz train: built with CUDA, but there is no GPU backend yet: using the CPU\n");
+#endif
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double x;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        if (!strcmp(a, "--fresh")) { c.fresh = 1; continue; }
+        if (!strcmp(a, "--resume")) { c.resume = 1; continue; }
+        if (!strcmp(a, "--quiet")) { c.quiet = 1; continue; }
+        if (!v) { usage(stderr); return fail(a, "unknown option or missing value"); }
+        i++;
+#define OPT_NUM(name, lo, hi, dst)                                                    \
+    if (!strcmp(a, name)) {                                                           \
+        if (!num(v, lo, hi, &x)) return fail(a, "value out of range or not a number"); \
+        dst;                                                                          \
+        continue;                                                                     \
+    }
+        if (!strcmp(a, "--out")) { snprintf(c.out, sizeof c.out, "%s", v); continue; }
+        if (!strcmp(a, "--pretrain")) return fail("--pretrain", "warm start from SGF games is not implemented yet");
+        OPT_NUM("--rings", 37, 61, {
+            if (x == 37) c.sp.board = ZZ_B37;
+            else if (x == 48) c.sp.board = ZZ_B48;
+            else if (x == 61) c.sp.board = ZZ_B61;
+            else return fail(a, "the board has 37, 48 or 61 rings");
+        })
+        OPT_NUM("--blocks", 1, 40, c.blocks = (int)x)
+        OPT_NUM("--channels", 4, 512, c.channels = (int)x)
+        OPT_NUM("--sims", 2, 100000, sims = (int)x)
+        OPT_NUM("--games-in-flight", 1, 100000, c.sp.games_in_flight = (int)x)
+        OPT_NUM("--threads", 1, 256, c.sp.threads = (int)x)
+        OPT_NUM("--lr", 1e-6, 10, c.lr = x)
+        OPT_NUM("--batch", 1, 65536, c.batch = (int)x)
+        OPT_NUM("--train-ratio", 0.01, 1000, c.train_ratio = x)
+        OPT_NUM("--window", 100, 1e8, c.window = (int)x)
+        OPT_NUM("--gen-steps", 1, 1e9, c.gen_steps = (int)x)
+        OPT_NUM("--eval-every", 0, 1e6, c.eval_every = (int)x)
+        OPT_NUM("--eval-games", 2, 10000, c.eval_games = (int)x)
+        OPT_NUM("--minutes", 0, 1e7, c.minutes = x)
+        OPT_NUM("--steps", 0, 1e12, c.max_steps = (long)x)
+        OPT_NUM("--seed", 0, 1e18, c.seed = (uint64_t)x)
+        usage(stderr);
+        return fail(a, "unknown option");
+    }
+    if (sims) {
+        c.sp.sims_full = sims;
+        c.sp.sims_fast = sims / 4 > 2 ? sims / 4 : 2;
+    }
+    if (c.min_samples > c.window) c.min_samples = c.window / 2;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    c.stop = &g_stop;
+    tr_run_result r;
+    char err[512];
+    if (tr_run(&c, &r, err, sizeof err) != 0) return fail(c.out, err);
+    double fr = r.sp.calib_would_resign ? (double)r.sp.false_resign / (double)r.sp.calib_would_resign : 0;
+    printf("zertz train: %s: step %ld, generation %d (best %d), %lld games (%lld this session, %lld samples), "
+           "%lld network evaluations; resigned %lld, false resignations %lld/%lld calibration games (%.0f%%)%s\n",
+           c.out, r.steps, r.generation, r.best_generation, r.games, r.session_games, r.session_samples, r.evals,
+           r.sp.resigned, r.sp.false_resign, r.sp.calib_would_resign, 100 * fr,
+           g_stop ? "; stopped by signal: run again to resume" : "");
+    return 0;
+}
