@@ -1,8 +1,10 @@
 /* bench_train.c — self-play speed of the training scheduler on the CPU: positions (moves) per
  * second, network evaluations per second and the mean evaluator batch, for the default training
  * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
- * with an untrained network and no training (`make bench`).  --gpu: no GPU backend yet. */
+ * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
+ * the network on the GPU, more games in flight). */
 #include "nn/model.h"
+#include "cuda/backend.h"
 #include "train/live_eval.h"
 #include "train/run.h"
 #include <stdio.h>
@@ -62,12 +64,10 @@ int main(int argc, char **argv) {
         execv("/proc/self/exe", argv);
     }
     double seconds = 10;
+    bool gpu = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--gpu")) {
-            printf("bench_train --gpu: there is no GPU backend for training yet: nothing to measure\n");
-            return 0;
-        }
-        if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        if (!strcmp(argv[i], "--gpu")) gpu = true;
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--help")) {
             printf("usage: bench_train [--seconds S] [--gpu]\n");
             return 0;
@@ -76,14 +76,24 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    /* The self-play network runs on the GPU whenever zz_cuda_select() says so (ZZ_BACKEND=cpu
+     * refuses it): without --gpu, force the CPU; with --gpu, require the GPU. */
+    char backend[160];
+    if (gpu && !zz_cuda_select(backend, sizeof backend)) {
+        printf("bench_train --gpu: SKIPPED, no usable GPU: %s\n", backend);
+        return 0;
+    }
+    if (!gpu) setenv("ZZ_BACKEND", "cpu", 1);
     tr_run_config rc;
     tr_run_config_default(&rc);
     rc.sp.resign_value = 0;          /* measure whole games */
-    printf("self-play speed, CPU, untrained network, %.0f s each: tools/bench_train --seconds %g\n", seconds, seconds);
+    if (gpu) { rc.sp.games_in_flight = 512; rc.sp.threads = 4; }
+    printf("self-play speed, %s, untrained network, %.0f s each: tools/bench_train --seconds %g%s\n",
+           gpu ? "GPU" : "CPU", seconds, seconds, gpu ? " --gpu" : "");
     printf("| %-22s | %-8s | %5s | %4s | %8s | %8s | %6s | %6s |\n", "config", "net", "games", "sims", "pos/s", "evals/s",
            "batch", "done");
     printf("|------------------------|----------|-------|------|----------|----------|--------|--------|\n");
-    if (bench("train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    if (bench(gpu ? "train default" : "train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     if (bench("default net", 0, 0, &rc, seconds) != 0) return 1;
     return 0;
 }

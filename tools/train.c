@@ -2,6 +2,7 @@
  * An embedded default configuration that learns on a 2-core CPU within minutes; options to change
  * it; Ctrl-C saves everything and exits, and running again resumes. */
 #include "train/run.h"
+#include "cuda/backend.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,9 @@ static void on_signal(int sig) { (void)sig; g_stop = 1; }
 static void usage(FILE *f) {
     fprintf(f,
             "usage: train [options]   (make train TRAIN_ARGS=\"...\")\n"
-            "  --out DIR            output directory (default runs/default)\n"
+            "  --out DIR            output directory (default runs/default; runs/gpu with a GPU)\n"
+            "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network runs there and the\n"
+            "defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n"
             "  --rings N            board: 37, 48 or 61 (default 37)\n"
             "  --blocks N           residual blocks (default 4)\n"
             "  --channels N         trunk channels (default 32)\n"
@@ -60,9 +63,18 @@ int main(int argc, char **argv) {
     tr_run_config c;
     tr_run_config_default(&c);
     int sims = 0;
-#ifdef ZZ_HAVE_CUDA
-    printf("zertz train: built with CUDA, but there is no GPU backend yet: using the CPU\n");
-#endif
+    /* With a usable GPU the self-play network runs there (src/cuda): a larger default. */
+    char backend[160];
+    if (zz_cuda_select(backend, sizeof backend)) {
+        c.blocks = 6;
+        c.channels = 64;
+        c.sp.games_in_flight = 512;
+        c.sp.sims_full = 128;
+        c.sp.sims_fast = 32;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        c.sp.threads = cores > 2 ? (int)cores - 2 : 1;
+        snprintf(c.out, sizeof c.out, "runs/gpu");
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -1,5 +1,8 @@
-/* live_eval.c — the trained network as an evaluator with lock-free weight refreshes (live_eval.h). */
+/* live_eval.c — the trained network as an evaluator with lock-free weight refreshes (live_eval.h).
+ * It runs on the GPU (src/cuda) when zz_cuda_select() says one is usable, else on the CPU. */
 #include "train/live_eval.h"
+#include "cuda/backend.h"
+#include "cuda/infer_cuda.h"
 #include "nn/infer.h"
 #include "nn/policy.h"
 #include <stdatomic.h>
@@ -10,7 +13,8 @@
 enum { LIVE_MAX_BATCH = 512 };
 
 typedef struct {
-    nn_infer *inf;
+    nn_infer *inf;              /* the CPU net, or NULL when ... */
+    zz_cuda_infer *gpu;         /* ... the GPU net is used */
     nn_model *staging;          /* written by the trainer while pending == 0 */
     _Atomic int pending;        /* 1: staging holds weights not yet folded */
     _Atomic long refreshes;
@@ -18,16 +22,23 @@ typedef struct {
     zz_pos *pos;
     float *logits, *values;
     char name[64];
+    char backend[400];          /* which backend runs the net, and why */
 } live_ctx;
+
+static const nn_geom *live_geom(const live_ctx *c) {
+    return c->gpu ? zz_cuda_infer_geom(c->gpu) : nn_infer_geom(c->inf);
+}
 
 static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     live_ctx *c = self->ctx;
     if (atomic_load_explicit(&c->pending, memory_order_acquire)) {
-        if (nn_infer_update(c->inf, c->staging, err, errlen) != 0) return -1;
+        int rc = c->gpu ? zz_cuda_infer_update(c->gpu, c->staging, err, errlen)
+                        : nn_infer_update(c->inf, c->staging, err, errlen);
+        if (rc != 0) return -1;
         atomic_fetch_add_explicit(&c->refreshes, 1, memory_order_relaxed);
         atomic_store_explicit(&c->pending, 0, memory_order_release);
     }
-    const nn_geom *g = nn_infer_geom(c->inf);
+    const nn_geom *g = live_geom(c);
     for (int i = 0; i < n; i++) {
         if (items[i].pos->board != g->kind) {
             snprintf(err, errlen, "position on another board than the network's");
@@ -35,7 +46,9 @@ static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *e
         }
         c->pos[i] = *items[i].pos;
     }
-    if (nn_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen) != 0) return -1;
+    int rc = c->gpu ? zz_cuda_infer_positions(c->gpu, c->pos, n, c->logits, c->values, err, errlen)
+                    : nn_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen);
+    if (rc != 0) return -1;
     size_t per = (size_t)g->ncells * NN_HEADS;
     for (int i = 0; i < n; i++) {
         nn_policy_priors(g, c->logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves,
@@ -51,6 +64,7 @@ static void live_destroy(mcts_evaluator *self) {
     live_ctx *c = self->ctx;
     if (c) {
         nn_infer_free(c->inf);
+        zz_cuda_infer_free(c->gpu);
         nn_model_free(c->staging);
         free(c->pos);
         free(c->logits);
@@ -66,9 +80,18 @@ mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen) {
     if (!e || !c) { free(e); free(c); snprintf(err, errlen, "out of memory"); return NULL; }
     e->ctx = c;
     e->destroy = live_destroy;
-    if (!(c->inf = nn_infer_create(m, err, errlen))) { live_destroy(e); return NULL; }
+    char why[160];
+    if (zz_cuda_select(why, sizeof why)) {
+        char gerr[200];
+        c->gpu = zz_cuda_infer_create(m, LIVE_MAX_BATCH, ZZ_CUDA_GRAPHS, gerr, sizeof gerr);
+        if (c->gpu) snprintf(c->backend, sizeof c->backend, "GPU (%s)", why);
+        else snprintf(c->backend, sizeof c->backend, "CPU (the GPU net failed: %s)", gerr);
+    } else {
+        snprintf(c->backend, sizeof c->backend, "CPU (%s)", why);
+    }
+    if (!c->gpu && !(c->inf = nn_infer_create(m, err, errlen))) { live_destroy(e); return NULL; }
     if (!(c->staging = nn_model_create(&m->cfg, NN_F32, 1, err, errlen))) { live_destroy(e); return NULL; }
-    const nn_geom *g = nn_infer_geom(c->inf);
+    const nn_geom *g = live_geom(c);
     c->pos = malloc(LIVE_MAX_BATCH * sizeof *c->pos);
     c->logits = malloc((size_t)LIVE_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
     c->values = malloc(LIVE_MAX_BATCH * sizeof *c->values);
@@ -99,3 +122,5 @@ long long tr_live_eval_count(mcts_evaluator *e) {
 long long tr_live_eval_calls(mcts_evaluator *e) {
     return atomic_load_explicit(&((live_ctx *)e->ctx)->calls, memory_order_relaxed);
 }
+
+const char *tr_live_eval_backend(mcts_evaluator *e) { return ((live_ctx *)e->ctx)->backend; }

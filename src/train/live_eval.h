@@ -25,4 +25,7 @@ long long tr_live_eval_count(mcts_evaluator *e);
 /* Evaluator calls (batches) so far: count / calls is the mean batch fill. */
 long long tr_live_eval_calls(mcts_evaluator *e);
 
+/* Which backend runs the network ("GPU (...)" or "CPU (why)"). */
+const char *tr_live_eval_backend(mcts_evaluator *e);
+
 #endif

@@ -282,6 +282,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     if (tr_replay_open(&rb, p, c->sp.board, c->window, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
     rb_open = true;
     if (!(ev = tr_live_eval_new(m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); goto out; }
+    if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(ev));
     nn_model *mm = m;
     m = NULL;
     if (tr_trainer_init(&tr, mm, &sgd, c->batch, c->value_weight, c->seed * 31 + (uint64_t)x.st.steps + 1, why, sizeof why)) {
