@@ -37,7 +37,9 @@ static void usage(FILE *f) {
             "  --fresh              start over, deleting the run in --out\n"
             "  --seed N             random seed (default 1)\n"
             "  --quiet              no status line\n"
-            "  --pretrain DIR       warm start from Boardspace SGF games (not implemented yet)\n"
+            "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
+            "                       (each move a policy target, the result a value target)\n"
+            "  --pretrain-games N   use at most N of them (default 3000; 0 = all)\n"
             "  --help               this text\n");
 }
 
@@ -92,13 +94,14 @@ int main(int argc, char **argv) {
         continue;                                                                     \
     }
         if (!strcmp(a, "--out")) { snprintf(c.out, sizeof c.out, "%s", v); continue; }
-        if (!strcmp(a, "--pretrain")) return fail("--pretrain", "warm start from SGF games is not implemented yet");
+        if (!strcmp(a, "--pretrain")) { snprintf(c.pretrain, sizeof c.pretrain, "%s", v); continue; }
         OPT_NUM("--rings", 37, 61, {
             if (x == 37) c.sp.board = ZZ_B37;
             else if (x == 48) c.sp.board = ZZ_B48;
             else if (x == 61) c.sp.board = ZZ_B61;
             else return fail(a, "the board has 37, 48 or 61 rings");
         })
+        OPT_NUM("--pretrain-games", 0, 1e9, c.pretrain_games = (int)x)
         OPT_NUM("--blocks", 1, 40, c.blocks = (int)x)
         OPT_NUM("--channels", 4, 512, c.channels = (int)x)
         OPT_NUM("--sims", 2, 100000, sims = (int)x)

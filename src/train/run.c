@@ -1,6 +1,7 @@
 /* run.c — the training run: self-play, replay, SGD, refreshes, generations, evaluation, logs
  * and the progress picture (run.h). */
 #include "train/run.h"
+#include "train/pretrain.h"
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
 #include "train/atomic_file.h"
@@ -28,6 +29,7 @@ void tr_run_config_default(tr_run_config *c) {
     c->train_ratio = 4.0;
     c->value_weight = 1.0;
     c->window = 100000;
+    c->pretrain_games = 3000;
     c->min_samples = 1000;
     c->refresh_every = 25;
     c->gen_steps = 250;
@@ -281,6 +283,17 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     path_in(p, sizeof p, c->out, "replay");
     if (tr_replay_open(&rb, p, c->sp.board, c->window, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
     rb_open = true;
+    if (c->pretrain[0] && !res->resumed) {      /* warm start: human games, trained at the usual ratio */
+        tr_pretrain_stats ps;
+        if (tr_pretrain_load(c->pretrain, c->pretrain_games, &rb, &ps, why, sizeof why) != 0) {
+            snprintf(err, errlen, "--pretrain: %s", why);
+            goto out;
+        }
+        if (!c->quiet)
+            printf("zertz train: pretraining on %d games (%d samples) from %s; skipped %d on other boards, %d undecided, %d refused\n",
+                   ps.games, ps.samples, c->pretrain, ps.skipped_board, ps.skipped_undecided, ps.refused);
+        if (tr_replay_flush(&rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
+    }
     if (!(ev = tr_live_eval_new(m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); goto out; }
     if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(ev));
     nn_model *mm = m;

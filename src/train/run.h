@@ -17,6 +17,8 @@
 
 typedef struct {
     char out[512];
+    char pretrain[512];        /* a fresh run first adds the games under this path ("" = none) */
+    int pretrain_games;        /* at most this many of them (0 = all) */
     int blocks, channels;
     tr_selfplay_config sp;
     double lr;
