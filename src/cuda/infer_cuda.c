@@ -4,6 +4,7 @@
 #include "cuda/infer_cuda.h"
 #include "cuda/backend.h"
 #include "cuda/net.h"
+#include "nn/infer.h"
 #include "nn/util.h"
 #include <math.h>
 #include <stdlib.h>
@@ -34,27 +35,6 @@ static void describe(const nn_model *m, zz_cu_desc *d)
     d->nb = &m->geom.nb[0][0];
 }
 
-/* infer.c's fold, to the bit: s = γ/sqrt(var+eps) and sh = β − μ·s in double, w·s rounded once. */
-static void fold(float *wbuf, const nn_model *m, zz_cu_layer l, int wv, const nn_bn_views *bn, int bias_view)
-{
-    const nn_view *W = &m->views[wv];
-    float *w = wbuf + l.w, *b = wbuf + l.b;
-    for (int co = 0; co < l.co; co++) {
-        double s = 1, sh = bias_view >= 0 ? nn_buf_get(m, m->param, m->views[bias_view].offset + co) : 0;
-        if (bn) {
-            double g = nn_buf_get(m, m->param, m->views[bn->gamma].offset + co);
-            double be = nn_buf_get(m, m->param, m->views[bn->beta].offset + co);
-            double mu = nn_buf_get(m, m->stats, m->views[bn->mean].offset + co);
-            double var = nn_buf_get(m, m->stats, m->views[bn->var].offset + co);
-            s = g / sqrt(var + m->cfg.bn_eps);
-            sh = be - mu * s;
-        }
-        for (size_t k = 0; k < (size_t)l.taps * l.ci; k++)
-            w[k * l.co + co] = (float)(nn_buf_get(m, m->param, W->offset + k * l.co + co) * s);
-        b[co] = (float)sh;
-    }
-}
-
 size_t zz_cuda_fold(const nn_model *m, float *w)
 {
     zz_cu_desc d;
@@ -62,18 +42,13 @@ size_t zz_cuda_fold(const nn_model *m, float *w)
     zz_cu_layer *L = malloc(sizeof *L * (size_t)zz_cu_nlayers(&d));
     if (!L) return 0;
     size_t nw = zz_cu_layout(&d, L);
-    if (w) {
-        int B = m->cfg.blocks;
-        fold(w, m, L[0], m->stem_conv, &m->stem_bn, -1);
-        for (int b = 0; b < B; b++) {
-            fold(w, m, L[1 + 2 * b], m->block[b].conv1, &m->block[b].bn1, -1);
-            fold(w, m, L[2 + 2 * b], m->block[b].conv2, &m->block[b].bn2, -1);
-        }
-        fold(w, m, L[1 + 2 * B], m->pol_conv1, &m->pol_bn, -1);
-        fold(w, m, L[2 + 2 * B], m->pol_conv2, NULL, m->pol_bias);
-        fold(w, m, L[3 + 2 * B], m->val_conv, &m->val_bn, -1);
-        fold(w, m, L[4 + 2 * B], m->val_fc1, NULL, m->val_fc1_b);
-        fold(w, m, L[5 + 2 * B], m->val_fc2, NULL, m->val_fc2_b);
+    if (w) {   /* the same folding as the CPU net (nn_fold), into net.h's layout */
+        int nl = nn_fold_nlayers(m);
+        nn_fold_layer *F = malloc(sizeof *F * (size_t)nl);
+        if (!F) { free(L); return 0; }
+        for (int i = 0; i < nl; i++) F[i] = (nn_fold_layer){ L[i].w, L[i].b, L[i].taps, L[i].ci, L[i].co };
+        nn_fold(m, F, w);
+        free(F);
     }
     free(L);
     return nw;

@@ -14,7 +14,7 @@ enum { ZZ_CUDA_GRAPHS = 1 };            /* flags: one CUDA graph per batch-size 
 typedef struct zz_cuda_infer zz_cuda_infer;
 
 /* The folded weights of m in net.h's flat layout: returns the number of floats, and writes them
- * to w when w is not NULL.  (Mirrors infer.c's fold: w' = w·γ/σ, b' = bias + β − μ·γ/σ.) */
+ * to w when w is not NULL (folded by nn_fold, src/nn/infer.h: the CPU net's own folding). */
 size_t zz_cuda_fold(const nn_model *m, float *w);
 
 /* Fold m (float or double) onto the GPU for batches of up to max_batch (more grows the buffers).

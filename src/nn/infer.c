@@ -9,7 +9,7 @@
 #include <omp.h>
 #endif
 
-typedef struct { size_t w, b; int taps, ci, co; } layer;       /* offsets into inf->w */
+typedef nn_fold_layer layer;                                  /* offsets into inf->w */
 
 struct nn_infer {
     nn_config cfg;
@@ -31,11 +31,11 @@ static layer add_layer(size_t *n, int taps, int ci, int co)
     return l;
 }
 
-/* w' = w · s[co], b' = bias + β − μ·s with s = γ/sqrt(var+eps); without BN, copy w and bias. */
-static void fold(nn_infer *inf, const nn_model *m, layer l, int wv, const nn_bn_views *bn, int bias_view)
+/* w' = w · s[co], b' = β − μ·s with s = γ/sqrt(var+eps); without BN, copy w and bias. */
+static void fold_one(float *out, const nn_model *m, layer l, int wv, const nn_bn_views *bn, int bias_view)
 {
     const nn_view *W = &m->views[wv];
-    float *w = inf->w + l.w, *b = inf->w + l.b;
+    float *w = out + l.w, *b = out + l.b;
     for (int co = 0; co < l.co; co++) {
         double s = 1, sh = bias_view >= 0 ? nn_buf_get(m, m->param, m->views[bias_view].offset + co) : 0;
         if (bn) {
@@ -52,20 +52,37 @@ static void fold(nn_infer *inf, const nn_model *m, layer l, int wv, const nn_bn_
     }
 }
 
+void nn_fold(const nn_model *m, const nn_fold_layer *L, float *out)
+{
+    int B = m->cfg.blocks;
+    fold_one(out, m, L[0], m->stem_conv, &m->stem_bn, -1);
+    for (int b = 0; b < B; b++) {
+        fold_one(out, m, L[1 + 2 * b], m->block[b].conv1, &m->block[b].bn1, -1);
+        fold_one(out, m, L[2 + 2 * b], m->block[b].conv2, &m->block[b].bn2, -1);
+    }
+    fold_one(out, m, L[1 + 2 * B], m->pol_conv1, &m->pol_bn, -1);
+    fold_one(out, m, L[2 + 2 * B], m->pol_conv2, NULL, m->pol_bias);
+    fold_one(out, m, L[3 + 2 * B], m->val_conv, &m->val_bn, -1);
+    fold_one(out, m, L[4 + 2 * B], m->val_fc1, NULL, m->val_fc1_b);
+    fold_one(out, m, L[5 + 2 * B], m->val_fc2, NULL, m->val_fc2_b);
+}
+
 int nn_infer_update(nn_infer *inf, const nn_model *m, char *err, size_t errlen)
 {
     if (!nn_config_same_arch(&inf->cfg, &m->cfg)) { nn_set_err(err, errlen, "architectures differ"); return -1; }
     inf->cfg = m->cfg;
-    fold(inf, m, inf->stem, m->stem_conv, &m->stem_bn, -1);
-    for (int b = 0; b < m->cfg.blocks; b++) {
-        fold(inf, m, inf->blk[2 * b], m->block[b].conv1, &m->block[b].bn1, -1);
-        fold(inf, m, inf->blk[2 * b + 1], m->block[b].conv2, &m->block[b].bn2, -1);
-    }
-    fold(inf, m, inf->pol1, m->pol_conv1, &m->pol_bn, -1);
-    fold(inf, m, inf->pol2, m->pol_conv2, NULL, m->pol_bias);
-    fold(inf, m, inf->val, m->val_conv, &m->val_bn, -1);
-    fold(inf, m, inf->fc1, m->val_fc1, NULL, m->val_fc1_b);
-    fold(inf, m, inf->fc2, m->val_fc2, NULL, m->val_fc2_b);
+    int B = m->cfg.blocks;
+    layer *L = malloc(sizeof *L * (size_t)nn_fold_nlayers(m));
+    if (!L) { nn_set_err(err, errlen, "out of memory"); return -1; }
+    L[0] = inf->stem;
+    for (int i = 0; i < 2 * B; i++) L[1 + i] = inf->blk[i];
+    L[1 + 2 * B] = inf->pol1;
+    L[2 + 2 * B] = inf->pol2;
+    L[3 + 2 * B] = inf->val;
+    L[4 + 2 * B] = inf->fc1;
+    L[5 + 2 * B] = inf->fc2;
+    nn_fold(m, L, inf->w);
+    free(L);
     return 0;
 }
 

@@ -10,6 +10,17 @@
 
 typedef struct nn_infer nn_infer;
 
+/* One folded layer's place in a flat float buffer: weights [taps][ci][co] at w, bias [co] at b. */
+typedef struct { size_t w, b; int taps, ci, co; } nn_fold_layer;
+
+/* The number of folded layers of m: stem, 2 per block, two policy 1×1 convs, the value 1×1 conv
+ * and two dense layers (2·blocks + 6), in that order. */
+static inline int nn_fold_nlayers(const nn_model *m) { return 2 * m->cfg.blocks + 6; }
+/* Fold m's layers, in the order above, into out at the places L gives: w' = w·s and
+ * b' = β − μ·s with s = γ/sqrt(var+eps) after batch norm, else w and the bias as they are.
+ * Every backend folds with this one function, so they hold the same float weights. */
+void nn_fold(const nn_model *m, const nn_fold_layer *L, float *out);
+
 /* Fold m (float or double) into a new inference net.  NULL with a message when out of memory. */
 nn_infer *nn_infer_create(const nn_model *m, char *err, size_t errlen);
 /* Refold after m's weights changed (same architecture).  Returns 0, or -1 with a message. */
