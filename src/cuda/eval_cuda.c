@@ -5,6 +5,7 @@
  * else the CPU evaluator.  Compiles and links without CUDA (the GPU constructors then fail). */
 #include "cuda/infer_cuda.h"
 #include "cuda/backend.h"
+#include "mcts/eval_net.h"
 #include "nn/checkpoint.h"
 #include "nn/policy.h"
 #include <stdio.h>
@@ -21,25 +22,16 @@ typedef struct {
     char name[128];
 } cuda_ctx;
 
+int zz_cuda_net_run(void *net, const zz_pos *pos, int n, float *logits, float *values, char *err, size_t errlen)
+{
+    return zz_cuda_infer_positions(net, pos, n, logits, values, err, errlen);
+}
+
 static int cuda_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen)
 {
     cuda_ctx *c = self->ctx;
-    const nn_geom *g = zz_cuda_infer_geom(c->inf);
-    for (int i = 0; i < n; i++) {
-        if (items[i].pos->board != g->kind) {
-            snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one",
-                     zz_board_get(g->kind)->rings, zz_pos_board(items[i].pos)->rings);
-            return -1;
-        }
-        c->pos[i] = *items[i].pos;
-    }
-    if (zz_cuda_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen) != 0) return -1;
-    size_t per = (size_t)g->ncells * NN_HEADS;
-    for (int i = 0; i < n; i++) {
-        nn_policy_priors(g, c->logits + per * i, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
-        items[i].value = c->values[i];
-    }
-    return 0;
+    return mcts_eval_net_items(zz_cuda_infer_geom(c->inf), zz_cuda_net_run, c->inf, items, n, c->pos, c->logits, c->values,
+                               err, errlen);
 }
 
 static void cuda_destroy(mcts_evaluator *self)

@@ -34,6 +34,9 @@ int zz_cuda_infer_forward(zz_cuda_infer *inf, const float *x, int N, float *logi
 int zz_cuda_infer_positions(zz_cuda_infer *inf, const zz_pos *pos, int n, float *logits, float *values,
                             char *err, size_t errlen);
 
+/* mcts_net_run (src/mcts/eval_net.h) for the GPU net: net is a zz_cuda_infer. */
+int zz_cuda_net_run(void *net, const zz_pos *pos, int n, float *logits, float *values, char *err, size_t errlen);
+
 /* The network of a checkpoint on the GPU as a search evaluator (eval_cuda.c; mirrors
  * mcts_eval_nn_new).  NULL with a message (file, no GPU, memory). */
 mcts_evaluator *mcts_eval_cuda_new(const char *path, char *err, size_t errlen);

@@ -2,6 +2,7 @@
  * inference net (nn/infer.h) on the CPU; priors are the softmax of the factorised policy over
  * each position's legal moves (nn/policy.h), the value is the net's tanh output for the mover. */
 #include "evaluator.h"
+#include "mcts/eval_net.h"
 #include "nn/checkpoint.h"
 #include "nn/infer.h"
 #include "nn/policy.h"
@@ -19,24 +20,32 @@ typedef struct {
     char name[96];
 } nn_ctx;
 
-static int nn_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
-    nn_ctx *c = self->ctx;
-    const nn_geom *g = nn_infer_geom(c->inf);
+int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
+                        float *logits, float *values, char *err, size_t errlen) {
     for (int i = 0; i < n; i++) {
         if (items[i].pos->board != g->kind) {
             snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one",
                      zz_board_get(g->kind)->rings, zz_pos_board(items[i].pos)->rings);
             return -1;
         }
-        c->pos[i] = *items[i].pos;
+        pos[i] = *items[i].pos;
     }
-    if (nn_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen) != 0) return -1;
+    if (run(net, pos, n, logits, values, err, errlen) != 0) return -1;
     size_t per = (size_t)g->ncells * NN_HEADS;
     for (int i = 0; i < n; i++) {
-        nn_policy_priors(g, c->logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
-        items[i].value = c->values[i];
+        nn_policy_priors(g, logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
+        items[i].value = values[i];
     }
     return 0;
+}
+
+int mcts_net_run_cpu(void *net, const zz_pos *pos, int n, float *logits, float *values, char *err, size_t errlen) {
+    return nn_infer_positions(net, pos, n, logits, values, err, errlen);
+}
+
+static int nn_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    nn_ctx *c = self->ctx;
+    return mcts_eval_net_items(nn_infer_geom(c->inf), mcts_net_run_cpu, c->inf, items, n, c->pos, c->logits, c->values, err, errlen);
 }
 
 static void nn_destroy(mcts_evaluator *self) {

@@ -3,6 +3,7 @@
 #include "train/live_eval.h"
 #include "cuda/backend.h"
 #include "cuda/infer_cuda.h"
+#include "mcts/eval_net.h"
 #include "nn/infer.h"
 #include "nn/policy.h"
 #include <stdatomic.h>
@@ -38,23 +39,9 @@ static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *e
         atomic_fetch_add_explicit(&c->refreshes, 1, memory_order_relaxed);
         atomic_store_explicit(&c->pending, 0, memory_order_release);
     }
-    const nn_geom *g = live_geom(c);
-    for (int i = 0; i < n; i++) {
-        if (items[i].pos->board != g->kind) {
-            snprintf(err, errlen, "position on another board than the network's");
-            return -1;
-        }
-        c->pos[i] = *items[i].pos;
-    }
-    int rc = c->gpu ? zz_cuda_infer_positions(c->gpu, c->pos, n, c->logits, c->values, err, errlen)
-                    : nn_infer_positions(c->inf, c->pos, n, c->logits, c->values, err, errlen);
+    int rc = mcts_eval_net_items(live_geom(c), c->gpu ? zz_cuda_net_run : mcts_net_run_cpu, c->gpu ? (void *)c->gpu : (void *)c->inf,
+                                 items, n, c->pos, c->logits, c->values, err, errlen);
     if (rc != 0) return -1;
-    size_t per = (size_t)g->ncells * NN_HEADS;
-    for (int i = 0; i < n; i++) {
-        nn_policy_priors(g, c->logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves,
-                         items[i].priors);
-        items[i].value = c->values[i];
-    }
     atomic_fetch_add_explicit(&c->count, n, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     return 0;

@@ -1,0 +1,22 @@
+/* eval_net.h — the shared body of every network evaluator (the CPU net in eval_nn.c, the GPU net
+ * in src/cuda/eval_cuda.c, the trainer's live net in src/train/live_eval.c): positions in, the
+ * network's logits turned into priors over each position's legal moves, values out. */
+#ifndef MCTS_EVAL_NET_H
+#define MCTS_EVAL_NET_H
+
+#include "mcts/evaluator.h"
+#include "nn/geom.h"
+
+/* Runs a network: pos[n] -> logits[n][g->ncells][NN_HEADS] and values[n].  0, or -1 with a message. */
+typedef int (*mcts_net_run)(void *net, const zz_pos *pos, int n, float *logits, float *values, char *err,
+                            size_t errlen);
+
+/* mcts_net_run for the CPU net: net is an nn_infer (src/nn/infer.h). */
+int mcts_net_run_cpu(void *net, const zz_pos *pos, int n, float *logits, float *values, char *err, size_t errlen);
+
+/* Check that the items are on g's board, copy their positions into pos[n], run the network, and
+ * write each item's priors (the factorised policy over its legal moves) and value.  0 or -1. */
+int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
+                        float *logits, float *values, char *err, size_t errlen);
+
+#endif
