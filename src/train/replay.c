@@ -189,7 +189,7 @@ int tr_replay_open(tr_replay *r, const char *dir, zz_board_kind board, int capac
         }
     }
     closedir(d);
-    qsort(ids, (size_t)nids, sizeof *ids, cmp_u32);
+    if (nids > 1) qsort(ids, (size_t)nids, sizeof *ids, cmp_u32);
     /* newest chunks first, to know which ones the window needs */
     int need = capacity, first_needed = nids;
     long long last_first = 0;
