@@ -3,9 +3,11 @@
  * existing one; and a short training makes a network that beats a random player more often than
  * the untrained network does (the end-to-end test that can fail). */
 #include "mcts/match.h"
+#include "train/omp_env.h"
 #include "train/replay.h"
 #include "train/run.h"
 #include "train/runstate.h"
+#include "helpers.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,21 +181,12 @@ START_TEST(training_beats_untrained) {
 END_TEST
 
 int main(int argc, char **argv) {
-    /* OpenMP inside nn reads OMP_NUM_THREADS before main: re-run with 1 thread (ThreadSanitizer
-     * cannot see libgomp's barriers, and the tests share 2 cores) */
-    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execv("/proc/self/exe", argv);
-    }
+    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     Suite *s = suite_create("train_run");
     TCase *tc = tcase_create("run");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, stop_and_resume);
     tcase_add_test(tc, training_beats_untrained);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

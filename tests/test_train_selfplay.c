@@ -2,8 +2,10 @@
  * finished exactly once (a counting evaluator), also when stopped with requests in flight; the
  * games it produces are well-formed training samples (legal visits, z from each position's
  * mover's view, jump chains keeping the mover); and the trainer's step on them. */
+#include "train/omp_env.h"
 #include "train/selfplay.h"
 #include "train/trainer.h"
+#include "helpers.h"
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +176,6 @@ START_TEST(trainer_step_on_selfplay) {
     sgd.warmup = 0;
     tr_trainer tr;
     ck_assert_int_eq(tr_trainer_init(&tr, m, &sgd, 32, 1.0, 9, err, sizeof err), 0);
-    double first = 0, last = 0;
     for (int i = 0; i < 30; i++) {
         nn_loss_parts lp;
         int nf = -1;
@@ -182,11 +183,8 @@ START_TEST(trainer_step_on_selfplay) {
         ck_assert(nf >= 0 && nf <= 32);
         ck_assert(isfinite(lp.policy) && isfinite(lp.value) && lp.value >= 0);
         if (nf == 0) ck_assert(lp.policy == 0);
-        if (i == 0) first = lp.value;
-        last = lp.value;
     }
     ck_assert_int_eq(tr.sgd.step, 30);
-    (void)first; (void)last;
     tr_trainer_free(&tr);
     tr_replay_close(&r, err, sizeof err);
     char cmd[200];
@@ -196,12 +194,7 @@ START_TEST(trainer_step_on_selfplay) {
 END_TEST
 
 int main(int argc, char **argv) {
-    /* OpenMP inside nn reads OMP_NUM_THREADS before main: re-run with 1 thread (ThreadSanitizer
-     * cannot see libgomp's barriers, and the tests share 2 cores) */
-    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execv("/proc/self/exe", argv);
-    }
+    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     Suite *s = suite_create("train_selfplay");
     TCase *tc = tcase_create("scheduler");
     tcase_set_timeout(tc, 300);
@@ -209,9 +202,5 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, stop_early_and_hold);
     tcase_add_test(tc, trainer_step_on_selfplay);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return th_run(s);
 }

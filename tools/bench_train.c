@@ -5,6 +5,7 @@
  * the network on the GPU, more games in flight). */
 #include "nn/model.h"
 #include "cuda/backend.h"
+#include "train/omp_env.h"
 #include "train/live_eval.h"
 #include "train/run.h"
 #include <stdio.h>
@@ -56,13 +57,7 @@ static int bench(const char *label, int blocks, int channels, const tr_run_confi
 }
 
 int main(int argc, char **argv) {
-    /* Self-play threads, the evaluator thread and the trainer already fill the cores: OpenMP
-     * inside nn would oversubscribe them (measured: ~30 % slower self-play on 2 cores).  libgomp
-     * reads OMP_NUM_THREADS before main, so re-run with 1 unless the user chose a value. */
-    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execv("/proc/self/exe", argv);
-    }
+    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     double seconds = 10;
     bool gpu = false;
     for (int i = 1; i < argc; i++) {

@@ -1,6 +1,7 @@
 /* train.c — `make train`: AlphaZero self-play training for Zèrtz from zero (src/train/run.h).
  * An embedded default configuration that learns on a 2-core CPU within minutes; options to change
  * it; Ctrl-C saves everything and exits, and running again resumes. */
+#include "train/omp_env.h"
 #include "train/run.h"
 #include "cuda/backend.h"
 #include <signal.h>
@@ -55,13 +56,7 @@ static bool num(const char *s, double lo, double hi, double *v) {
 }
 
 int main(int argc, char **argv) {
-    /* Self-play threads, the evaluator thread and the trainer already fill the cores: OpenMP
-     * inside nn would oversubscribe them (measured: ~30 % slower self-play on 2 cores).  libgomp
-     * reads OMP_NUM_THREADS before main, so re-run with 1 unless the user chose a value. */
-    if (argc > 0 && !getenv("OMP_NUM_THREADS")) {
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execv("/proc/self/exe", argv);
-    }
+    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     tr_run_config c;
     tr_run_config_default(&c);
     int sims = 0;

@@ -1,0 +1,14 @@
+/* omp_env.h — one OpenMP thread for programs whose own threads already fill the cores.
+ *
+ * Self-play worker threads, the evaluator thread and the trainer keep every core busy: OpenMP
+ * inside src/nn would oversubscribe them (measured: about 30 % slower self-play on 2 cores), and
+ * under ThreadSanitizer libgomp's uninstrumented barriers would be reported as races.  libgomp
+ * reads OMP_NUM_THREADS before main, so the only way to set it is to start the program again. */
+#ifndef TR_OMP_ENV_H
+#define TR_OMP_ENV_H
+
+/* Unless the user set OMP_NUM_THREADS, set it to 1 and re-execute this program with argv (returns
+ * only when it was already set, or when the re-execution failed: then OpenMP keeps its default). */
+void tr_omp_single_thread(char **argv);
+
+#endif
