@@ -42,7 +42,19 @@ int tr_history_rating(tr_history *h, double generation, double rating) {
     return 0;
 }
 
-typedef struct { float x0, y0, x1, y1; double lo_x, hi_x, lo_y, hi_y; } panel;
+typedef struct { float x0, y0, x1, y1; double lo_x, hi_x, lo_y, hi_y, step_x, step_y; } panel;
+
+/* A 1, 2 or 5 × 10^k step giving about `target` intervals over [lo, hi] (at least min_step), and the
+ * range widened to whole steps. */
+static void nice_axis(double *lo, double *hi, double *step, int target, double min_step) {
+    double raw = (*hi - *lo) / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    double s = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+    if (s < min_step) s = min_step;
+    *lo = floor(*lo / s + 1e-9) * s;
+    *hi = ceil(*hi / s - 1e-9) * s;
+    if (*hi <= *lo) *hi = *lo + s;
+    *step = s;
+}
 
 static float px(const panel *p, double x) { return p->x0 + (float)((x - p->lo_x) / (p->hi_x - p->lo_x)) * (p->x1 - p->x0); }
 static float py(const panel *p, double y) { return p->y1 - (float)((y - p->lo_y) / (p->hi_y - p->lo_y)) * (p->y1 - p->y0); }
@@ -57,18 +69,17 @@ static void range(const double *v, int n, double *lo, double *hi) {
 static void frame(rd_canvas *c, const panel *p, const char *title, const rd_font *f) {
     rd_rgb axis = rd_hex(0x606060), grid = rd_hex(0xE4E4E4), ink = rd_hex(0x202020);
     char lab[64];
-    for (int i = 0; i <= 4; i++) {
-        double y = p->lo_y + (p->hi_y - p->lo_y) * i / 4.0;
+    for (double y = p->lo_y; y <= p->hi_y + 1e-9 * p->step_y; y += p->step_y) {
         float yy = py(p, y);
         rd_line(c, p->x0, yy, p->x1, yy, 0.5f, grid, 1);
-        snprintf(lab, sizeof lab, "%.3g", y);
+        snprintf(lab, sizeof lab, "%.4g", fabs(y) < 1e-9 * p->step_y ? 0.0 : y);
         rd_font fr = *f; fr.align = RD_ALIGN_RIGHT;
         rd_text_mid(c, &fr, p->x0 - 6, yy, axis, lab);
-        double x = p->lo_x + (p->hi_x - p->lo_x) * i / 4.0;
-        float xx = px(p, x);
-        snprintf(lab, sizeof lab, "%.4g", x);
+    }
+    for (double x = p->lo_x; x <= p->hi_x + 1e-9 * p->step_x; x += p->step_x) {
+        snprintf(lab, sizeof lab, "%.6g", x);
         rd_font fc = *f; fc.align = RD_ALIGN_CENTER;
-        rd_text(c, &fc, xx, p->y1 + 18, axis, lab);
+        rd_text(c, &fc, px(p, x), p->y1 + 18, axis, lab);
     }
     rd_line(c, p->x0, p->y1, p->x1, p->y1, 0.8f, axis, 1);
     rd_line(c, p->x0, p->y0, p->x0, p->y1, 0.8f, axis, 1);
@@ -96,22 +107,26 @@ int tr_plot_write(const tr_history *h, const char *path, const char *title, char
     rd_text(&c, &big, 20, 28, rd_hex(0x101010), title);
     rd_rgb blue = rd_hex(0x2B6CB0), red = rd_hex(0xC53030), green = rd_hex(0x2F855A);
 
-    panel p1 = { 70, 70, 870, 320, 0, 1, 0, 1 };
+    panel p1 = { 70, 70, 870, 320, 0, 1, 0, 1, 1, 1 };
     range(h->x, h->n, &p1.lo_x, &p1.hi_x);
     double lo1, hi1, lo2, hi2;
     range(h->a, h->n, &lo1, &hi1);
     range(h->b, h->n, &lo2, &hi2);
     p1.lo_y = fmin(0, fmin(lo1, lo2)); p1.hi_y = fmax(hi1, hi2) * 1.05;
+    nice_axis(&p1.lo_x, &p1.hi_x, &p1.step_x, 6, 1);        /* SGD steps: whole numbers */
+    nice_axis(&p1.lo_y, &p1.hi_y, &p1.step_y, 4, 0);
     frame(&c, &p1, "losses against SGD steps", &f);
     curve(&c, &p1, h->x, h->a, h->n, blue, false);
     curve(&c, &p1, h->x, h->b, h->n, red, false);
     rd_fill_rect(&c, 700, 56, 712, 62, blue, 1); rd_text(&c, &f, 716, 63, blue, "policy");
     rd_fill_rect(&c, 780, 56, 792, 62, red, 1); rd_text(&c, &f, 796, 63, red, "value");
 
-    panel p2 = { 70, 390, 870, 590, 0, 1, 0, 1 };
+    panel p2 = { 70, 390, 870, 590, 0, 1, 0, 1, 1, 1 };
     range(h->gx, h->gn, &p2.lo_x, &p2.hi_x);
     range(h->gy, h->gn, &p2.lo_y, &p2.hi_y);
     p2.lo_y -= 20; p2.hi_y += 20;
+    nice_axis(&p2.lo_x, &p2.hi_x, &p2.step_x, 6, 1);        /* generations: whole numbers */
+    nice_axis(&p2.lo_y, &p2.hi_y, &p2.step_y, 4, 0);
     frame(&c, &p2, "Elo rating of each generation (generation 0 = 0)", &f);
     curve(&c, &p2, h->gx, h->gy, h->gn, green, true);
     rd_font fc = f; fc.align = RD_ALIGN_CENTER;
