@@ -2,7 +2,10 @@
  * peak for the instruction set in use), then the default 37-ring network's inference forward
  * (folded), training forward, and forward+backward, in samples/s at batch 1, 64 and 256.
  *
- *   tools/bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S]
+ *   tools/bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S] [--gpu]
+ *
+ * --gpu (make bench-gpu): the GPU inference net (src/cuda) at batch 1 .. 4096, end to end (host
+ * input in, host outputs back), next to this machine's CPU inference at the same batch.
  *
  * Runs the table on 1 thread, then on all OpenMP threads.  Peak: measured, as the FLOPs per
  * CPU-second of a loop of independent FMAs at the kernels' vector width on one thread (the most a
@@ -18,6 +21,9 @@
 #include "nn/infer.h"
 #include "nn/train.h"
 #include "nn/ops.h"
+#include "nn/encode.h"
+#include "cuda/backend.h"
+#include "cuda/infer_cuda.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -143,9 +149,11 @@ typedef struct {
     const nn_geom *g;
     float *x, *y, *w, *dx, *dw;
     int C;
+    zz_cuda_infer *gpu;
 } ctx_t;
 
 static void run_infer(void *p) { ctx_t *c = p; nn_infer_forward(c->inf, c->b->x, c->N, c->logits, c->values, NULL, 0); }
+static void run_infer_x(void *p) { ctx_t *c = p; nn_infer_forward(c->inf, c->x, c->N, c->logits, c->values, NULL, 0); }
 static void run_train_fwd(void *p) { ctx_t *c = p; nn_model_forward(c->m, c->b->x, c->N, true, NULL, 0); }
 static void run_fwd_bwd(void *p)
 {
@@ -216,23 +224,64 @@ static int table(ctx_t *c, nn_sample *s, nn_batch *b, uint64_t *rng, const char 
     return 0;
 }
 
+
+static void run_gpu(void *p) { ctx_t *c = p; zz_cuda_infer_forward(c->gpu, c->x, c->N, c->logits, c->values, NULL, 0); }
+
+/* GPU inference at batch 1 .. 4096 against the CPU's (all threads), in one run.  0, or 1 on error. */
+static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
+{
+    enum { GMAX = 4096 };
+    char err[256];
+    c->gpu = zz_cuda_infer_create(c->m, GMAX, ZZ_CUDA_GRAPHS, err, sizeof err);
+    if (!c->gpu) { fprintf(stderr, "zertz: bench_nn: GPU net: %s\n", err); return 1; }
+    int P = c->g->ncells;
+    float *x = malloc(sizeof(float) * GMAX * P * NN_PLANES);
+    float *lg = malloc(sizeof(float) * GMAX * P * NN_HEADS), *vl = malloc(sizeof(float) * GMAX);
+    if (!x || !lg || !vl) { fprintf(stderr, "zertz: bench_nn: out of memory\n"); return 1; }
+    for (int i = 0; i < GMAX; i++) nn_encode(c->g, &pos[i % npos], x + (size_t)i * P * NN_PLANES);
+    float *keep_x = c->x, *keep_l = c->logits, *keep_v = c->values;
+    c->x = x; c->logits = lg; c->values = vl;
+    double flops = nn_model_flops(c->m);
+    printf("\n==== GPU inference (folded, fused, CUDA graphs), host buffers in and out\n");
+    printf("batch   GPU samples/s   GPU GFLOP/s   CPU samples/s   GPU/CPU\n");
+    static const int NS[] = { 1, 64, 256, 1024, 4096 };
+    for (unsigned k = 0; k < sizeof NS / sizeof *NS; k++) {
+        c->N = NS[k];
+        double cpu, tg = time_it(run_gpu, c, seconds, &cpu);
+        c->x = x;
+        double tc = time_it(run_infer_x, c, seconds, &cpu);
+        printf("%-6d %15.0f %13.1f %15.0f %9.1fx\n", c->N, c->N / tg, flops * c->N / tg / 1e9, c->N / tc, tc / tg);
+    }
+    c->x = keep_x; c->logits = keep_l; c->values = keep_v;
+    zz_cuda_infer_free(c->gpu);
+    free(x); free(lg); free(vl);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rings = 37, blocks = -1, channels = -1;
+    bool gpu = false;
     double seconds = 0.5;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--gpu")) {
-            printf("bench_nn: the CPU network has no GPU path here; see the CUDA benches\n");
-            return 0;
-        } else if (!strcmp(argv[i], "--board") && i + 1 < argc) rings = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--gpu")) gpu = true;
+        else if (!strcmp(argv[i], "--board") && i + 1 < argc) rings = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--blocks") && i + 1 < argc) blocks = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--channels") && i + 1 < argc) channels = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
         else {
             fprintf(stderr, "zertz: bench_nn: unknown argument '%s'\n"
-                    "usage: bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S]\n", argv[i]);
+                    "usage: bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S] [--gpu]\n", argv[i]);
             return 2;
         }
+    }
+    if (gpu) {
+        char why[256];
+        if (!zz_cuda_select(why, sizeof why)) {
+            printf("bench_nn --gpu: SKIPPED, no usable GPU: %s\n", why);
+            return 0;
+        }
+        printf("bench_nn --gpu: %s\n", why);
     }
     const zz_board *board = zz_board_for_rings(rings);
     if (!board) { fprintf(stderr, "zertz: bench_nn: no board with %d rings\n", rings); return 2; }
@@ -279,6 +328,16 @@ int main(int argc, char **argv)
     c.b = &b;
 
     int all = threads();
+    if (gpu) {
+#ifdef _OPENMP
+        omp_set_num_threads(all);
+#endif
+        int rc = gpu_table(&c, pos, maxN, seconds);
+        nn_infer_free(c.inf);
+        nn_batch_free(&b);
+        nn_model_free(m);
+        return rc;
+    }
     for (int tc = 0; tc < (all > 1 ? 2 : 1); tc++) {
 #ifdef _OPENMP
         omp_set_num_threads(tc ? all : 1);
