@@ -17,8 +17,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: train [options]   (make train TRAIN_ARGS=\"...\")\n"
             "  --out DIR            output directory (default runs/default; runs/gpu with a GPU)\n"
-            "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network runs there and the\n"
-            "defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n"
+
             "  --rings N            board: 37, 48 or 61 (default 37)\n"
             "  --blocks N           residual blocks (default 4)\n"
             "  --channels N         trunk channels (default 32)\n"
@@ -41,7 +40,9 @@ static void usage(FILE *f) {
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
             "                       (each move a policy target, the result a value target)\n"
             "  --pretrain-games N   use at most N of them (default 3000; 0 = all)\n"
-            "  --help               this text\n");
+            "  --help               this text\n"
+            "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network runs there and the\n"
+            "defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n");
 }
 
 static int fail(const char *what, const char *why) {
