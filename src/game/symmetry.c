@@ -35,6 +35,16 @@ static void make_map(const zz_board *b, int l, int dq, int da, zz_sym *s) {
     }
 }
 
+/* The lowest grid column and row of the image of board b's cells under linear map l. */
+static void image_corner(const zz_board *b, int l, int *minq, int *mina) {
+    *minq = *mina = 99;
+    for (int i = 0; i < b->ncells; i++) {
+        int c = b->cells[i];
+        if (T.lq[l][c] < *minq) *minq = T.lq[l][c];
+        if (T.la[l][c] < *mina) *mina = T.la[l][c];
+    }
+}
+
 static void build(void) {
     for (int l = 0; l < NLIN; l++)
         for (int c = 0; c < ZZ_NCELLS; c++) {
@@ -46,12 +56,8 @@ static void build(void) {
     for (int k = 0; k < ZZ_NBOARDS; k++) {
         const zz_board *b = zz_board_get((zz_board_kind)k);
         for (int l = 0; l < NLIN; l++) {
-            int minq = 99, mina = 99;
-            for (int i = 0; i < b->ncells; i++) {
-                int c = b->cells[i];
-                if (T.lq[l][c] < minq) minq = T.lq[l][c];
-                if (T.la[l][c] < mina) mina = T.la[l][c];
-            }
+            int minq, mina;
+            image_corner(b, l, &minq, &mina);
             zz_sym s;
             make_map(b, l, -minq, -mina, &s);   /* the board's own lowest corner is (0,0) too */
             zz_bits img = 0;
@@ -115,12 +121,8 @@ static void build_images(zz_board_kind k) {
     byte_images *t = calloc(1, sizeof *t);
     if (!t) return;                      /* zz_canonical falls back to the slow path */
     for (int l = 0; l < NLIN; l++) {
-        int minq = 99, mina = 99;
-        for (int i = 0; i < b->ncells; i++) {
-            int c = b->cells[i];
-            if (T.lq[l][c] < minq) minq = T.lq[l][c];
-            if (T.la[l][c] < mina) mina = T.la[l][c];
-        }
+        int minq, mina;
+        image_corner(b, l, &minq, &mina);
         img_dq[k][l] = (int8_t)-minq;
         img_da[k][l] = (int8_t)-mina;
         zz_sym s;

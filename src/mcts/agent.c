@@ -1,5 +1,6 @@
 /* agent.c — spec parsing and the four kinds of player (see agent.h). */
 #include "agent.h"
+#include "mcts/clock.h"
 #include "game/notation.h"
 #include "proc.h"
 #include "rand.h"
@@ -33,12 +34,6 @@ struct mcts_agent {
     bool have_pos;
     mcts_agent_stats stats;
 };
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Parse "key=value" options; returns 0 or -1 with a message. */
 static int parse_options(mcts_agent *a, char *opts, char *err, size_t errlen) {
@@ -229,7 +224,7 @@ static void sync_root(mcts_agent *a, const zz_pos *p) {
 }
 
 int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, size_t errlen) {
-    double t0 = now_s();
+    double t0 = mcts_now_s();
     *m = ZZ_MOVE_NONE;
     if (zz_over(p)) { snprintf(err, errlen, "the game is over"); return -1; }
     switch (a->kind) {
@@ -279,7 +274,7 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     }
     if (!*m || !zz_is_legal(p, *m)) { snprintf(err, errlen, "%s chose no legal move", a->name); return -1; }
     a->stats.moves++;
-    a->stats.seconds += now_s() - t0;
+    a->stats.seconds += mcts_now_s() - t0;
     return 0;
 }
 

@@ -16,6 +16,7 @@
  *   false sharing                   nodes and blocks are one cache line each; the queue's head and
  *                                   tail live on separate lines. */
 #include "puct.h"
+#include "mcts/clock.h"
 #include "batcher.h"
 #include "rand.h"
 #include <math.h>
@@ -77,12 +78,6 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->reuse = 1;
     c->max_children = 0;
     c->root_win_check = 0;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
@@ -417,7 +412,7 @@ static bool take_ticket(mcts_puct *s) {
 }
 
 static bool past_deadline(mcts_puct *s, uint64_t count) {
-    if (s->deadline > 0 && (count & 15) == 0 && now_s() >= s->deadline) {
+    if (s->deadline > 0 && (count & 15) == 0 && mcts_now_s() >= s->deadline) {
         atomic_store(&s->stop, 1);
         return true;
     }
@@ -519,7 +514,7 @@ static void *worker_main(void *arg) {
 
 int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
                      char *err, size_t errlen) {
-    double t0 = now_s();
+    double t0 = mcts_now_s();
     mcts_tree *t = &s->tree;
     mcts_node *root = mcts_tree_root(t);
     if (st) memset(st, 0, sizeof *st);
@@ -599,7 +594,7 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
     worker_free(&w0);
     if (st) {
         st->iterations = done;
-        st->seconds = now_s() - t0;
+        st->seconds = mcts_now_s() - t0;
         st->nodes = mcts_arena_used(&t->nodes[t->cur]);
         st->collisions = collisions;
         st->evals = evals;

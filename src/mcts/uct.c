@@ -6,6 +6,7 @@
  * random game from it, or step into the child of highest UCB; then back up the result (one
  * fetch_add per node).  Nothing is locked; a thread never waits for another. */
 #include "uct.h"
+#include "mcts/clock.h"
 #include "order.h"
 #include "rand.h"
 #include <math.h>
@@ -44,12 +45,6 @@ void mcts_uct_config_default(mcts_uct_config *c) {
     c->virtual_loss = 1;
     c->root_win_check = 1;
     c->max_nodes = 0;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 
@@ -196,13 +191,13 @@ static void *worker_main(void *arg) {
         if (ticket >= u->target) break;
         if (!iterate(w)) { w->full = 1; atomic_store(&u->stop, 1); break; }
         w->done++;
-        if (u->deadline > 0 && (w->done & 63) == 0 && now_s() >= u->deadline) atomic_store(&u->stop, 1);
+        if (u->deadline > 0 && (w->done & 63) == 0 && mcts_now_s() >= u->deadline) atomic_store(&u->stop, 1);
     }
     return NULL;
 }
 
 int mcts_uct_search(mcts_uct *u, uint64_t iterations, double time_ms, mcts_search_stats *st) {
-    double t0 = now_s();
+    double t0 = mcts_now_s();
     mcts_tree *t = &u->tree;
     mcts_node *root = mcts_tree_root(t);
     uint32_t have = mcts_stats_n(mcts_node_load(root));
@@ -237,7 +232,7 @@ int mcts_uct_search(mcts_uct *u, uint64_t iterations, double time_ms, mcts_searc
     if (st) {
         memset(st, 0, sizeof *st);
         st->iterations = done;
-        st->seconds = now_s() - t0;
+        st->seconds = mcts_now_s() - t0;
         st->nodes = mcts_arena_used(&t->nodes[t->cur]);
     }
     return full ? -1 : 0;

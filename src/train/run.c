@@ -1,6 +1,7 @@
 /* run.c — the training run: self-play, replay, SGD, refreshes, generations, evaluation, logs
  * and the progress picture (run.h). */
 #include "train/run.h"
+#include "mcts/clock.h"
 #include "train/pretrain.h"
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
@@ -41,12 +42,6 @@ void tr_run_config_default(tr_run_config *c) {
     c->resume = 1;
     c->status_every = 1.0;
     c->seed = 1;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static bool file_exists(const char *p) {
@@ -267,7 +262,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     }
 
     int rc = -1;
-    double t0 = now_s(), sec0 = x.st.seconds;
+    double t0 = mcts_now_s(), sec0 = x.st.seconds;
     tr_replay rb;
     memset(&rb, 0, sizeof rb);
     bool rb_open = false;
@@ -309,7 +304,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         goto out;
     }
     x.st.samples = rb.total;
-    t0 = now_s();
+    t0 = mcts_now_s();
     double last_flush = t0, last_status = t0, last_plot = t0, last_csv = t0;
     long long evals_prev = 0, moves_prev = 0, calls_prev = 0, csv_moves = 0, csv_evals = 0, csv_calls = 0;
     double pl_sum = 0, vl_sum = 0;
@@ -329,7 +324,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         fflush(stdout);
     }
     for (;;) {
-        double t = now_s();
+        double t = mcts_now_s();
         /* finished games into the replay buffer */
         tr_game *g = tr_selfplay_take(sp);
         while (g) {
@@ -375,7 +370,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             if (c->refresh_every > 0 && x.st.steps % c->refresh_every == 0) refresh_pending = true;
             if (c->gen_steps > 0 && x.st.steps % c->gen_steps == 0) {
                 x.st.generation++;
-                x.st.seconds = sec0 + (now_s() - t0);
+                x.st.seconds = sec0 + (mcts_now_s() - t0);
                 gen_path(p, sizeof p, c->out, x.st.generation);
                 if (tr_replay_flush(&rb, why, sizeof why) || nn_checkpoint_save(p, tr.model, x.st.steps, false, why, sizeof why) ||
                     save_state(&x, tr.model, why, sizeof why)) {
@@ -391,7 +386,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                     tr_selfplay_hold(sp, held);
                     path_in(p, sizeof p, c->out, "progress.png");
                     tr_plot_write(&x.hist, p, "zertz training", why, sizeof why);
-                    last_plot = now_s();
+                    last_plot = mcts_now_s();
                     save_state(&x, tr.model, why, sizeof why);
                 }
             }
@@ -405,7 +400,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             nanosleep(&ts, NULL);
         }
 
-        t = now_s();
+        t = mcts_now_s();
         if (t - last_status >= c->status_every || t - last_csv >= 10.0) {
             long long ev_now = tr_live_eval_count(ev), calls_now = tr_live_eval_calls(ev);
             tr_selfplay_stats ss;
@@ -472,8 +467,8 @@ out:
         x.st.samples = rb.total;
         res->samples = rb.total;
     }
-    x.st.seconds = sec0 + (now_s() - t0);
-    res->seconds = now_s() - t0;
+    x.st.seconds = sec0 + (mcts_now_s() - t0);
+    res->seconds = mcts_now_s() - t0;
     if (tr.model) {
         if (rb_open && save_state(&x, tr.model, why, sizeof why) != 0 && rc == 0) {
             snprintf(err, errlen, "checkpoint: %s", why);
