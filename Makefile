@@ -23,7 +23,9 @@ ifeq ($(OPENMP_OK),yes)
   CFLAGS  += -fopenmp
   LDFLAGS += -fopenmp
 endif
-NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+ifeq ($(origin NVCC),undefined)
+  NVCC := $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 STB_DIR := $(firstword $(wildcard /usr/include/stb) $(wildcard /usr/local/include/stb))
 ifneq ($(STB_DIR),)
@@ -33,11 +35,24 @@ endif
 # ---- sources ---------------------------------------------------------------------------------
 LIB_SRC  := $(wildcard src/*/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# nvcc may be a wrapper script outside the toolkit (e.g. /usr/local/bin/nvcc): ask nvcc itself where
+# its toolkit lives, and look for libcudart there; without libcudart the GPU backend is left out.
+CUDA_OK :=
 ifneq ($(NVCC),)
+  CUDA_TOP := $(patsubst TOP=%,%,$(filter TOP=%,$(shell $(NVCC) --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ //p')))
+  CUDART   := $(firstword $(wildcard $(CUDA_TOP)/lib64/libcudart.so $(CUDA_TOP)/targets/*/lib/libcudart.so \
+                $(dir $(NVCC))../lib64/libcudart.so /usr/local/cuda/lib64/libcudart.so))
+  ifeq ($(CUDART),)
+    $(info zertz build: $(NVCC) found but no libcudart.so next to it: GPU backend left out)
+  else
+    CUDA_OK := yes
+  endif
+endif
+ifeq ($(CUDA_OK),yes)
   CU_SRC   := $(wildcard src/cuda/*.cu)
   CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
   NVFLAGS  ?= -O3 -std=c++17 -Isrc -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-  CUDA_LIB := $(dir $(NVCC))../lib64
+  CUDA_LIB := $(abspath $(dir $(CUDART)))
   CFLAGS   += -DZZ_HAVE_CUDA=1
   LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++
 else
@@ -56,7 +71,7 @@ LIB       := $(BUILD)/libzertz.a
 all: info $(LIB) $(TOOLS)
 
 info:
-	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(NVCC),yes ($(NVCC)),no: GPU backend left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
+	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(CUDA_OK),yes ($(NVCC)),no: GPU backend left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -88,7 +103,7 @@ bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 bench-gpu: all
-	@test -n "$(NVCC)" || { echo "zertz: bench-gpu: nvcc not found"; exit 1; }
+	@test -n "$(CUDA_OK)" || { echo "zertz: bench-gpu: nvcc or libcudart not found"; exit 1; }
 	@for b in $(BENCHES); do echo "== $$b --gpu"; $$b --gpu || exit 1; done
 
 train: all
