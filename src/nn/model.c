@@ -246,38 +246,38 @@ int nn_model_copy(nn_model *dst, const nn_model *src, char *err, size_t errlen)
 #define PV(idx) (m->views[idx].offset)          /* a parameter's offset */
 #define SV(idx) (m->views[idx].offset)          /* a statistic's offset */
 
-static size_t bn(nn_model *m, size_t x, int rows, int C, nn_bn_views v)
+static size_t bn(const nn_model *m, nn_tape *t, size_t x, int rows, int C, nn_bn_views v)
 {
-    return nn_tape_bn(&m->tape, x, rows, C, PV(v.gamma), PV(v.beta), SV(v.mean), SV(v.var));
+    return nn_tape_bn(t, x, rows, C, PV(v.gamma), PV(v.beta), SV(v.mean), SV(v.var));
 }
 
-/* Record (and, unless the tape is dry, run) the whole forward for N samples from the input x. */
-static void build_ops(nn_model *m, int N, size_t x)
+/* Record on t (and, unless t is dry or a plan, run) the whole forward for N samples from the
+ * input x; the outputs' offsets go to *logits and *value. */
+static void build_ops(const nn_model *m, nn_tape *t, int N, size_t x, size_t *logits, size_t *value)
 {
-    nn_tape *t = &m->tape;
     const nn_config *c = &m->cfg;
     int P = m->geom.ncells, C = c->channels, rows = N * P;
     size_t n = (size_t)rows * C;
     size_t h = nn_tape_conv(t, x, N, NN_PLANES, C, PV(m->stem_conv));
-    h = nn_tape_relu(t, bn(m, h, rows, C, m->stem_bn), n);
+    h = nn_tape_relu(t, bn(m, t, h, rows, C, m->stem_bn), n);
     for (int b = 0; b < c->blocks; b++) {
         const nn_block_views *bv = &m->block[b];
         size_t u = nn_tape_conv(t, h, N, C, C, PV(bv->conv1));
-        u = nn_tape_relu(t, bn(m, u, rows, C, bv->bn1), n);
+        u = nn_tape_relu(t, bn(m, t, u, rows, C, bv->bn1), n);
         u = nn_tape_conv(t, u, N, C, C, PV(bv->conv2));
-        u = bn(m, u, rows, C, bv->bn2);
+        u = bn(m, t, u, rows, C, bv->bn2);
         h = nn_tape_relu(t, nn_tape_add(t, u, h, n), n);
     }
     int Cp = c->policy_channels, Cv = c->value_channels;
     size_t p = nn_tape_matmul(t, h, rows, C, Cp, PV(m->pol_conv1), NN_NONE);
-    p = nn_tape_relu(t, bn(m, p, rows, Cp, m->pol_bn), (size_t)rows * Cp);
-    m->out_logits = nn_tape_matmul(t, p, rows, Cp, NN_HEADS, PV(m->pol_conv2), PV(m->pol_bias));
+    p = nn_tape_relu(t, bn(m, t, p, rows, Cp, m->pol_bn), (size_t)rows * Cp);
+    *logits = nn_tape_matmul(t, p, rows, Cp, NN_HEADS, PV(m->pol_conv2), PV(m->pol_bias));
     size_t v = nn_tape_matmul(t, h, rows, C, Cv, PV(m->val_conv), NN_NONE);
-    v = nn_tape_relu(t, bn(m, v, rows, Cv, m->val_bn), (size_t)rows * Cv);
+    v = nn_tape_relu(t, bn(m, t, v, rows, Cv, m->val_bn), (size_t)rows * Cv);
     v = nn_tape_matmul(t, v, N, P * Cv, c->value_hidden, PV(m->val_fc1), PV(m->val_fc1_b));
     v = nn_tape_relu(t, v, (size_t)N * c->value_hidden);
     v = nn_tape_matmul(t, v, N, c->value_hidden, 1, PV(m->val_fc2), PV(m->val_fc2_b));
-    m->out_value = nn_tape_tanh(t, v, (size_t)N);
+    *value = nn_tape_tanh(t, v, (size_t)N);
 }
 
 int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, size_t errlen)
@@ -287,7 +287,8 @@ int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, 
     if (N < 1) { nn_set_err(err, errlen, "batch size %d < 1", N); return -1; }
     if (N > m->batch_cap) {                     /* measure the arena for N, then size it */
         nn_tape_reset(t, true, train);
-        build_ops(m, N, nn_tape_alloc(t, (size_t)N * P * NN_PLANES));
+        size_t lo, vo;
+        build_ops(m, t, N, nn_tape_alloc(t, (size_t)N * P * NN_PLANES), &lo, &vo);
         if (nn_tape_reserve(t, t->act_used, t->nops)) {
             nn_set_err(err, errlen, "out of memory for a batch of %d", N);
             return -1;
@@ -303,11 +304,37 @@ int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, 
     } else {
         memcpy((float *)t->act + in, x, cnt * sizeof(float));
     }
-    build_ops(m, N, in);
+    build_ops(m, t, N, in, &m->out_logits, &m->out_value);
     m->batch = N;
     m->train_forward = train && !t->failed;
     if (t->failed) { nn_set_err(err, errlen, "out of memory recording the forward"); return -1; }
     return 0;
+}
+
+int nn_model_plan(const nn_model *m, int N, bool train, nn_plan *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (N < 1) { nn_set_err(err, errlen, "batch size %d < 1", N); return -1; }
+    nn_tape t = { .dtype = m->dtype, .esize = m->esize, .geom = &m->geom, .plan = true };
+    nn_tape_reset(&t, false, train);
+    p->in = nn_tape_alloc(&t, (size_t)N * m->geom.ncells * NN_PLANES);
+    build_ops(m, &t, N, p->in, &p->logits, &p->value);
+    if (t.failed) {
+        free(t.ops);
+        nn_set_err(err, errlen, "out of memory planning a batch of %d", N);
+        return -1;
+    }
+    p->ops = t.ops;
+    p->nops = t.nops;
+    p->act_used = t.act_used;
+    p->batch = N;
+    return 0;
+}
+
+void nn_plan_free(nn_plan *p)
+{
+    free(p->ops);
+    memset(p, 0, sizeof *p);
 }
 
 void nn_model_outputs(const nn_model *m, float *logits, float *values)

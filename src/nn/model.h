@@ -106,6 +106,19 @@ static inline const void *nn_model_values(const nn_model *m) { return (const cha
 /* The same converted to float (either may be NULL). */
 void nn_model_outputs(const nn_model *m, float *logits, float *values);
 
+/* The forward of N samples as a list of op records, without running it: for another executor of
+ * the same tape (the GPU trainer, src/cuda/train_cuda.h).  Offsets are into an activation arena of
+ * act_used elements (model's type) laid out as nn_model_forward lays it: the input x[N][P][planes]
+ * at `in`, the outputs at `logits` and `value`; parameters and statistics at their view offsets. */
+typedef struct {
+    nn_tape_op *ops;
+    int nops, batch;
+    size_t act_used, in, logits, value;
+} nn_plan;
+/* Fill p (free it with nn_plan_free).  Returns 0, or -1 with a message. */
+int nn_model_plan(const nn_model *m, int N, bool train, nn_plan *p, char *err, size_t errlen);
+void nn_plan_free(nn_plan *p);
+
 /* Gradient plumbing: zero the activation gradients and point at those of the outputs
  * (dlogits[N][P][NN_HEADS], dvalue[N], model type); the loss writes them, then
  * nn_model_backward accumulates into m->grad.  -1 with a message when the last forward was not

@@ -83,7 +83,7 @@ static void record(nn_tape *t, const nn_tape_op *op)
         t->ops_cap = cap;
     }
     t->ops[t->nops++] = *op;
-    run_forward(t, op);
+    if (!t->plan) run_forward(t, op);
 }
 
 static nn_tape_op new_op(nn_op_kind kind)

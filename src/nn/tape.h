@@ -38,6 +38,7 @@ typedef struct {
     nn_tape_op *ops;
     int nops, ops_cap;
     bool dry;                   /* measure only */
+    bool plan;                  /* record the ops without running them (nn_model_plan) */
     bool failed;                /* out of memory while recording: the forward is incomplete */
     bool train;                 /* BN: batch statistics (and running updates) vs running statistics */
     bool update_stats;          /* training forward also moves the running statistics */

@@ -1,0 +1,62 @@
+// train_launch.cu — the GPU backend of train_backend.h: device memory through backend.h, and each
+// training kernel body of train_kernels.h wrapped in its own __global__ kernel (one template
+// instance per kernel, so each gets only the registers it needs), 256 threads per block, on the
+// default stream.  Launch errors are returned at once; execution errors at the next sync or copy.
+#include "cuda/train_backend.h"
+#include "cuda/backend.h"
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+enum { ZZT_BLOCK = 256 };
+
+template <int K>
+static __global__ void __launch_bounds__(ZZT_BLOCK) zzt_kernel_k(zzt_args a, int64_t threads)
+{
+    int64_t i = (int64_t)blockIdx.x * ZZT_BLOCK + threadIdx.x;
+    if (i < threads) zzt_run((zzt_kernel)K, i, &a);
+}
+
+typedef void (*zzt_kernel_fn)(zzt_args, int64_t);
+#define ZZT_FN_(k) zzt_kernel_k<k>,
+static const zzt_kernel_fn kernels[ZZT_NKERNELS] = { ZZT_KERNELS(ZZT_FN_) };
+#undef ZZT_FN_
+
+static int cu_fail(cudaError_t e, const char *what, char *err, size_t n)
+{
+    if (err && n) snprintf(err, n, "%s: %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    return -1;
+}
+
+static void *cu_alloc(size_t bytes, char *err, size_t n)
+{
+    void *p = zz_cuda_malloc(bytes, err, n);
+    if (p && zz_cuda_memset0(p, bytes ? bytes : 1, err, n)) { zz_cuda_free(p); return NULL; }
+    return p;
+}
+
+static int cu_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err, size_t n)
+{
+    if (threads < 0 || (unsigned)k >= ZZT_NKERNELS) {
+        if (err && n) snprintf(err, n, "bad launch: kernel %d, %lld threads", (int)k, (long long)threads);
+        return -1;
+    }
+    if (threads == 0) return 0;
+    int64_t blocks = (threads + ZZT_BLOCK - 1) / ZZT_BLOCK;
+    if (blocks > 0x7fffffff) {
+        if (err && n) snprintf(err, n, "launch of %lld threads is too large", (long long)threads);
+        return -1;
+    }
+    kernels[k]<<<(unsigned)blocks, ZZT_BLOCK>>>(*a, threads);
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? 0 : cu_fail(e, "kernel launch", err, n);
+}
+
+static const zzt_backend cuda_backend = {
+    "cuda", cu_alloc, zz_cuda_free, zz_cuda_upload, zz_cuda_download, zz_cuda_memset0, cu_launch, zz_cuda_sync,
+};
+
+extern "C" const zzt_backend *zzt_cuda_backend(char *why, size_t n)
+{
+    if (!zz_cuda_available(why, n)) return NULL;
+    return &cuda_backend;
+}

@@ -1,0 +1,45 @@
+/* train_net.h — the whole network on a training backend (train_backend.h: the GPU, or its CPU
+ * emulation): parameters, gradients, momentum and running statistics in the backend's memory; a
+ * forward that executes the op records of src/nn's own tape (nn_model_plan), so both backends run
+ * the same graph from the same code; the losses; the backward in reverse record order; SGD.
+ * Same contracts as src/nn/train.h: zzt_net_train_step is nn_train_step on the backend.
+ *
+ *   nn_model (host) --zzt_net_create / zzt_net_upload--> backend --train steps-->
+ *   --zzt_net_download--> nn_model --nn_checkpoint_save--> checkpoint (either backend loads it) */
+#ifndef ZZ_CUDA_TRAIN_NET_H
+#define ZZ_CUDA_TRAIN_NET_H
+
+#include <stdbool.h>
+#include "cuda/train_ops.h"
+#include "nn/train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zzt_net zzt_net;
+
+/* A net on backend be with m's architecture, parameters, momentum and statistics (any dtype; held
+ * as float).  NULL with a message. */
+zzt_net *zzt_net_create(const zzt_backend *be, const nn_model *m, char *err, size_t n);
+void zzt_net_free(zzt_net *t);
+const zzt_backend *zzt_net_backend(const zzt_net *t);
+/* Copy parameters, momentum and statistics from m (same architecture) / to m.  0 or -1. */
+int zzt_net_upload(zzt_net *t, const nn_model *m, char *err, size_t n);
+int zzt_net_download(const zzt_net *t, nn_model *m, char *err, size_t n);
+/* The parameter gradients of the last step (float[nparams], host).  0 or -1. */
+int zzt_net_gradients(const zzt_net *t, float *grad, char *err, size_t n);
+
+/* Forward x[N][P][planes] (host): train = batch statistics (running statistics move), else
+ * running statistics.  logits[N][P][heads] and values[N] (host) when not NULL.  0 or -1. */
+int zzt_net_forward(zzt_net *t, const float *x, int N, bool train, float *logits, float *values,
+                    char *err, size_t n);
+/* One training step on b, as nn_train_step: forward, losses, backward, L2 term, SGD (o->step
+ * advances).  0 or -1 with a message. */
+int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, double value_weight, nn_loss_parts *out,
+                       char *err, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
