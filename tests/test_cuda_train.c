@@ -13,7 +13,8 @@
  *     running statistics) against nn_train_step on a double model;
  *   - inference forward against nn_model_forward, and a mixed batch giving each position exactly
  *     what it gets alone;
- *   - backend-trained parameters -> checkpoint file -> loaded model: CPU forward == backend forward. */
+ *   - backend-trained parameters -> checkpoint file -> loaded model: CPU forward == backend forward;
+ *   - the self-play trainer (src/train/trainer.h) on a backend takes the steps its CPU path takes. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "cuda/train_net.h"
 #include "nn/checkpoint.h"
 #include "nn/ops.h"
+#include "train/trainer.h"
 #include "helpers.h"
 
 static uint64_t seed0;
@@ -470,7 +472,7 @@ START_TEST(train_steps_match_cpu)
                 nn_loss_parts pr, pb;
                 ck_assert_msg(!nn_train_step(ref, &o_ref, &b, 1.5, &pr, err, sizeof err), "%s", err);
                 ck_assert_msg(!nn_train_step(cpu, &o_cpu, &b, 1.5, NULL, err, sizeof err), "%s", err);
-                ck_assert_msg(!zzt_net_train_step(t, &o_be, &b, 1.5, &pb, err, sizeof err), "%s", err);
+                ck_assert_msg(!zzt_net_train_step(t, &o_be, &b, -1, 1.5, &pb, err, sizeof err), "%s", err);
                 double lp = fabs(pb.policy - pr.policy) / fmax(1, pr.policy), lv = fabs(pb.value - pr.value) / fmax(1, pr.value);
                 double ll = fabs(pb.l2 - pr.l2) / fmax(1e-9, pr.l2);
                 TH_CHECK(lp < 1e-5 && lv < 1e-5 && ll < 1e-5,
@@ -570,7 +572,7 @@ START_TEST(checkpoint_round_trip_across_backends)
         sample_set *ss = malloc(sizeof *ss);
         for (int s = 0; s < 2; s++) {
             random_batch(&b, &m->geom, ss, 6, &rng);
-            ck_assert_msg(!zzt_net_train_step(t, &o, &b, 1.0, NULL, err, sizeof err), "%s", err);
+            ck_assert_msg(!zzt_net_train_step(t, &o, &b, -1, 1.0, NULL, err, sizeof err), "%s", err);
         }
         ck_assert(!zzt_net_download(t, m, err, sizeof err));
         ck_assert_msg(!nn_checkpoint_save(path, m, o.step, true, err, sizeof err), "%s", err);
@@ -598,6 +600,62 @@ START_TEST(checkpoint_round_trip_across_backends)
         nn_model_free(l);
         nn_model_free(m);
         unlink(path);
+    }
+}
+END_TEST
+
+/* Two trainers from the same model, seed and replay window, one on the CPU and one on the backend:
+ * the same batches (policy on the full-search prefix), losses and parameters. */
+START_TEST(trainer_on_backend_matches_cpu_trainer)
+{
+    uint64_t rng = seed0 ^ 0x88;
+    char err[512];
+    for (int k = 0; k < nbackends; k++) {
+        const zzt_backend *be = backends[k];
+        nn_model *m = random_model(ZZ_B48, NN_F32, &rng);
+        nn_model *ma = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err), *mb = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err);
+        ck_assert(ma && mb && !nn_model_copy(ma, m, err, sizeof err) && !nn_model_copy(mb, m, err, sizeof err));
+        sample_set *ss = malloc(sizeof *ss);
+        nn_batch scratch;
+        nn_batch_init(&scratch);
+        random_batch(&scratch, &m->geom, ss, 8, &rng);
+        tr_sample ring[8];
+        tr_replay r = { .board = ZZ_B48, .capacity = 8, .ring = ring, .count = 8 };
+        for (int i = 0; i < 8; i++)
+            ring[i] = (tr_sample){ .pos = ss->pos[i], .z = ss->s[i].z, .full = i % 3 != 0,
+                                   .nvisits = (uint16_t)ss->s[i].nvisits, .visits = ss->visits[i] };
+        nn_sgd o;
+        nn_sgd_default(&o);
+        o.warmup = 0;
+        o.lr = 0.05;
+        tr_trainer a, b;
+        ck_assert(!tr_trainer_init(&a, ma, &o, 6, 1.5, 99, err, sizeof err));
+        ck_assert(!tr_trainer_init(&b, mb, &o, 6, 1.5, 99, err, sizeof err));
+        ck_assert_msg(!tr_trainer_use_backend(&b, be, err, sizeof err), "%s", err);
+        ck_assert_str_eq(tr_trainer_backend(&b), be->name);
+        for (int step = 0; step < 3; step++) {
+            nn_loss_parts pa, pb;
+            int fa, fb;
+            ck_assert_msg(!tr_trainer_step(&a, &r, &pa, &fa, err, sizeof err), "%s", err);
+            ck_assert_msg(!tr_trainer_step(&b, &r, &pb, &fb, err, sizeof err), "%s", err);
+            ck_assert_int_eq(fa, fb);
+            TH_CHECK(fabs(pa.policy - pb.policy) < 1e-5 * fmax(1, pa.policy) && fabs(pa.value - pb.value) < 1e-5 * fmax(1, pa.value),
+                     "%s: trainer step %d: losses policy %.9g/%.9g value %.9g/%.9g (%d full)", be->name, step, pb.policy,
+                     pa.policy, pb.value, pa.value, fa);
+        }
+        nn_model *got = tr_trainer_model(&b, err, sizeof err);
+        ck_assert_msg(got, "%s", err);
+        for (int v = 0; v < got->nviews; v++) {
+            const nn_view *w = &got->views[v];
+            const void *gb = w->stat ? got->stats : got->param, *ab = w->stat ? a.model->stats : a.model->param;
+            double e = view_err(got, gb, a.model, ab, w, 1e-2);
+            TH_CHECK(e < 1e-4, "%s: trainer after 3 steps: %s differs by %.3g", be->name, w->name, e);
+        }
+        tr_trainer_free(&a);
+        tr_trainer_free(&b);
+        nn_batch_free(&scratch);
+        free(ss);
+        nn_model_free(m);
     }
 }
 END_TEST
@@ -632,6 +690,7 @@ int main(void)
     tcase_add_test(tc, train_steps_match_cpu);
     tcase_add_test(tc, forward_matches_cpu_and_batch_independent);
     tcase_add_test(tc, checkpoint_round_trip_across_backends);
+    tcase_add_test(tc, trainer_on_backend_matches_cpu_trainer);
     suite_add_tcase(suite, tc);
     SRunner *sr = srunner_create(suite);
     srunner_set_fork_status(sr, CK_NOFORK);     /* CUDA does not survive fork() after initialisation */

@@ -241,21 +241,22 @@ static int upload_targets(zzt_net *t, const nn_batch *b, char *err, size_t n)
     return 0;
 }
 
-int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, double value_weight, nn_loss_parts *out,
-                       char *err, size_t n)
+int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, int npolicy, double value_weight,
+                       nn_loss_parts *out, char *err, size_t n)
 {
     const zzt_backend *be = t->be;
     zzt_ctx *c = t->ctx;
     if (b->geom.kind != t->shape->cfg.board) return say(err, n, "the batch is for another board");
     int N = b->n, P = t->shape->geom.ncells;
+    if (npolicy < 0 || npolicy > N) npolicy = N;
     if (run_forward(t, b->x, N, true, err, n) || upload_targets(t, b, err, n)) return -1;
     if (be->zero(t->grad, t->nparams * sizeof(float), err, n) ||
         be->zero(t->dact, t->plan.act_used * sizeof(float), err, n))
         return -1;
     nn_loss_parts p = { 0 };
     double l2sum;
-    if (zzt_policy_loss(c, &p.policy, DACT(t->plan.logits), ACT(t->plan.logits), t->start, t->term, t->pi, N, P,
-                        NN_HEADS, 1.0) ||
+    if (zzt_policy_loss(c, &p.policy, DACT(t->plan.logits), ACT(t->plan.logits), t->start, t->term, t->pi, npolicy,
+                        P, NN_HEADS, 1.0) ||
         zzt_value_loss(c, &p.value, DACT(t->plan.value), ACT(t->plan.value), t->z, N, value_weight))
         return ctx_fail(t, err, n);
     for (int i = t->plan.nops - 1; i >= 0; i--)

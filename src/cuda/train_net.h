@@ -35,9 +35,11 @@ int zzt_net_gradients(const zzt_net *t, float *grad, char *err, size_t n);
 int zzt_net_forward(zzt_net *t, const float *x, int N, bool train, float *logits, float *values,
                     char *err, size_t n);
 /* One training step on b, as nn_train_step: forward, losses, backward, L2 term, SGD (o->step
- * advances).  0 or -1 with a message. */
-int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, double value_weight, nn_loss_parts *out,
-                       char *err, size_t n);
+ * advances).  The policy loss covers the first npolicy samples (its mean over them; -1: all, as
+ * nn_train_step; the trainer puts its full-search samples first), the value loss all of them.
+ * 0 or -1 with a message. */
+int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, int npolicy, double value_weight,
+                       nn_loss_parts *out, char *err, size_t n);
 
 #ifdef __cplusplus
 }

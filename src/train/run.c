@@ -1,6 +1,7 @@
 /* run.c — the training run: self-play, replay, SGD, refreshes, generations, evaluation, logs
  * and the progress picture (run.h). */
 #include "train/run.h"
+#include "cuda/backend.h"
 #include "mcts/clock.h"
 #include "train/pretrain.h"
 #include "mcts/match.h"
@@ -297,6 +298,12 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         snprintf(err, errlen, "trainer: %s", why);
         goto out;
     }
+    if (zz_cuda_select(why, sizeof why)) {      /* SGD on the GPU too, unless it cannot start there */
+        const zzt_backend *be = zzt_cuda_backend(why, sizeof why);
+        if (!be || tr_trainer_use_backend(&tr, be, why, sizeof why) != 0)
+            fprintf(stderr, "zertz train: warning: training stays on the CPU: %s\n", why);
+    }
+    if (!c->quiet) printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
     tr_selfplay_config spc = c->sp;
     spc.seed = c->seed * 1000003ULL + (uint64_t)rb.total;      /* new games after a resume */
     if (!(sp = tr_selfplay_new(&spc, ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
@@ -372,8 +379,9 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                 x.st.generation++;
                 x.st.seconds = sec0 + (mcts_now_s() - t0);
                 gen_path(p, sizeof p, c->out, x.st.generation);
-                if (tr_replay_flush(&rb, why, sizeof why) || nn_checkpoint_save(p, tr.model, x.st.steps, false, why, sizeof why) ||
-                    save_state(&x, tr.model, why, sizeof why)) {
+                nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
+                if (!cur || tr_replay_flush(&rb, why, sizeof why) || nn_checkpoint_save(p, cur, x.st.steps, false, why, sizeof why) ||
+                    save_state(&x, cur, why, sizeof why)) {
                     snprintf(err, errlen, "checkpoint: %s", why);
                     goto out;
                 }
@@ -382,16 +390,17 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                 refresh_pending = true;
                 if (c->eval_every > 0 && x.st.generation % c->eval_every == 0) {
                     tr_selfplay_hold(sp, 1);
-                    if (evaluate(&x, tr.model, why, sizeof why) != 0) { snprintf(err, errlen, "evaluation: %s", why); goto out; }
+                    if (evaluate(&x, cur, why, sizeof why) != 0) { snprintf(err, errlen, "evaluation: %s", why); goto out; }
                     tr_selfplay_hold(sp, held);
                     path_in(p, sizeof p, c->out, "progress.png");
                     tr_plot_write(&x.hist, p, "zertz training", why, sizeof why);
                     last_plot = mcts_now_s();
-                    save_state(&x, tr.model, why, sizeof why);
+                    save_state(&x, cur, why, sizeof why);
                 }
             }
             if (refresh_pending) {
-                int pr = tr_live_eval_publish(ev, tr.model, why, sizeof why);
+                nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
+                int pr = cur ? tr_live_eval_publish(ev, cur, why, sizeof why) : -1;
                 if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); goto out; }
                 if (pr > 0) refresh_pending = false;
             }
@@ -470,7 +479,8 @@ out:
     x.st.seconds = sec0 + (mcts_now_s() - t0);
     res->seconds = mcts_now_s() - t0;
     if (tr.model) {
-        if (rb_open && save_state(&x, tr.model, why, sizeof why) != 0 && rc == 0) {
+        nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
+        if (rb_open && (!cur || save_state(&x, cur, why, sizeof why) != 0) && rc == 0) {
             snprintf(err, errlen, "checkpoint: %s", why);
             rc = -1;
         }

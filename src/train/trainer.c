@@ -24,11 +24,35 @@ int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_siz
 }
 
 void tr_trainer_free(tr_trainer *t) {
+    zzt_net_free(t->dev);
     nn_batch_free(&t->batch);
     nn_model_free(t->model);
     free(t->samples);
     free(t->order);
     memset(t, 0, sizeof *t);
+}
+
+int tr_trainer_use_backend(tr_trainer *t, const zzt_backend *be, char *err, size_t errlen) {
+    nn_model *m = tr_trainer_model(t, err, errlen);
+    if (!m) return -1;
+    zzt_net *d = zzt_net_create(be, m, err, errlen);
+    if (!d) return -1;
+    zzt_net_free(t->dev);
+    t->dev = d;
+    t->stale = false;
+    return 0;
+}
+
+const char *tr_trainer_backend(const tr_trainer *t) {
+    return t->dev ? zzt_net_backend(t->dev)->name : "cpu";
+}
+
+nn_model *tr_trainer_model(tr_trainer *t, char *err, size_t errlen) {
+    if (t->dev && t->stale) {
+        if (zzt_net_download(t->dev, t->model, err, errlen) != 0) return NULL;
+        t->stale = false;
+    }
+    return t->model;
 }
 
 int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen) {
@@ -52,6 +76,11 @@ int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *
     }
     nn_model *m = t->model;
     if (nn_batch_build(&t->batch, &m->geom, t->samples, n, NULL, &t->rng, err, errlen) != 0) return -1;
+    if (nfull) *nfull = nf;
+    if (t->dev) {                                /* on the backend: same losses, same step */
+        t->stale = true;
+        return zzt_net_train_step(t->dev, &t->sgd, &t->batch, nf, t->value_weight, out, err, errlen);
+    }
     if (nn_model_forward(m, t->batch.x, n, true, err, errlen) != 0) return -1;
     nn_model_zero_grad(m);
     void *dl = NULL, *dv = NULL;
@@ -68,6 +97,5 @@ int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *
     p.total = p.policy + t->value_weight * p.value + p.l2;
     nn_sgd_step(&t->sgd, m);
     if (out) *out = p;
-    if (nfull) *nfull = nf;
     return 0;
 }

@@ -7,10 +7,15 @@
  * policy on every sample, so the step computes the two parts itself: the batch is ordered with
  * the full samples first, the policy loss runs over that prefix (its mean over the full samples)
  * and the value loss over the whole batch; both gradients go through one backward and one SGD
- * step. */
+ * step.
+ *
+ * Where the step runs: on the CPU (src/nn) by default; tr_trainer_use_backend moves it onto a
+ * training backend (src/cuda/train_net.h: the GPU).  The parameters then live there, and `model`
+ * is brought up to date by tr_trainer_model (a download after steps) before anyone reads it. */
 #ifndef TR_TRAINER_H
 #define TR_TRAINER_H
 
+#include "cuda/train_net.h"
 #include "nn/train.h"
 #include "train/replay.h"
 
@@ -23,12 +28,23 @@ typedef struct {
     uint64_t rng;
     nn_sample *samples;       /* [batch_size] */
     int *order;               /* [batch_size] */
+    zzt_net *dev;             /* the step's backend net, or NULL: the CPU */
+    bool stale;               /* model is behind dev */
 } tr_trainer;
 
 /* A trainer for model m (taken over: freed by tr_trainer_free).  0, or -1 with a message. */
 int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_size, double value_weight,
                     uint64_t seed, char *err, size_t errlen);
 void tr_trainer_free(tr_trainer *t);
+
+/* Train on backend be from now on (the model's parameters, momenta and statistics go there).
+ * 0, or -1 with a message (the trainer stays on the CPU). */
+int tr_trainer_use_backend(tr_trainer *t, const zzt_backend *be, char *err, size_t errlen);
+/* "cpu" or the backend's name. */
+const char *tr_trainer_backend(const tr_trainer *t);
+/* The model with the latest parameters (downloaded from the backend when steps ran there since
+ * the last call), or NULL with a message. */
+nn_model *tr_trainer_model(tr_trainer *t, char *err, size_t errlen);
 
 /* One SGD step on a batch from r's window (which must not be empty).  out gets the losses
  * (policy over the full samples, value over all, l2) and *nfull the number of full samples.
