@@ -105,6 +105,13 @@ bench: all
 bench-gpu: all
 	@test -n "$(CUDA_OK)" || { echo "zertz: bench-gpu: nvcc or libcudart not found"; exit 1; }
 	@for b in $(BENCHES); do echo "== $$b --gpu"; $$b --gpu || exit 1; done
+	@# the PyTorch yardstick (never a dependency): the same net from our checkpoint, where torch exists
+	@if python3 -c 'import torch' 2>/dev/null; then \
+	  echo "== tools/torch_yardstick.py (PyTorch, same network, same checkpoint)"; \
+	  $(TOOLDIR)/nn_dump --board 37 --perturb --save-ckpt $(BUILD)/yardstick.ckpt --n 256 --seed 1 --out $(BUILD)/yardstick.dump && \
+	  python3 tools/torch_yardstick.py --check $(BUILD)/yardstick.dump --ckpt $(BUILD)/yardstick.ckpt && \
+	  python3 tools/torch_yardstick.py --ckpt $(BUILD)/yardstick.ckpt --compile-mode default --json $(BUILD)/yardstick.json; \
+	else echo "== PyTorch yardstick SKIPPED: torch is not installed here"; fi
 
 train: all
 	$(TOOLDIR)/train $(TRAIN_ARGS)

@@ -5,7 +5,9 @@
  *   tools/bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S] [--gpu]
  *
  * --gpu (make bench-gpu): the GPU inference net (src/cuda) at batch 1 .. 4096, end to end (host
- * input in, host outputs back), next to this machine's CPU inference at the same batch.
+ * input in, host outputs back), next to this machine's CPU inference at the same batch; then the
+ * GPU training step (src/cuda/train_net.h) at batch 256 and 1024 next to the CPU's nn_train_step,
+ * and the training kernels' hex convolution forward and backward alone.
  *
  * Runs the table on 1 thread, then on all OpenMP threads.  Peak: measured, as the FLOPs per
  * CPU-second of a loop of independent FMAs at the kernels' vector width on one thread (the most a
@@ -24,6 +26,7 @@
 #include "nn/encode.h"
 #include "cuda/backend.h"
 #include "cuda/infer_cuda.h"
+#include "cuda/train_net.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -258,6 +261,93 @@ static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
     return 0;
 }
 
+typedef struct {
+    zzt_net *net;
+    nn_sgd sgd;
+    nn_batch *b;
+    nn_model *m;
+    zzt_ctx *ops;
+    float *x, *y, *w, *dx, *dw;     /* backend memory, for the per-op lines */
+    const int *nb;
+    int rows, P, C;
+} train_ctx;
+
+static void run_gpu_step(void *p) { train_ctx *t = p; zzt_net_train_step(t->net, &t->sgd, t->b, -1, 1.0, NULL, NULL, 0); }
+static void run_cpu_step(void *p) { train_ctx *t = p; nn_train_step(t->m, &t->sgd, t->b, 1.0, NULL, NULL, 0); }
+static void run_gpu_conv(void *p)
+{
+    train_ctx *t = p;
+    zzt_conv_forward(t->ops, t->y, t->x, t->w, NULL, t->nb, t->rows, t->P, NN_TAPS, t->C, t->C);
+    zzt_ctx_backend(t->ops)->sync(NULL, 0);
+}
+static void run_gpu_conv_bwd(void *p)
+{
+    train_ctx *t = p;
+    zzt_conv_backward(t->ops, t->dx, t->dw, NULL, t->y, t->x, t->w, t->nb, t->rows, t->P, NN_TAPS, t->C, t->C);
+    zzt_ctx_backend(t->ops)->sync(NULL, 0);
+}
+
+/* GPU training (src/cuda/train_net.h: the tape on the GPU's training kernels) at batch 256 and
+ * 1024 next to the CPU's nn_train_step, in one run; and the hex convolution's share.  0 or 1. */
+static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double seconds)
+{
+    char err[320];
+    const zzt_backend *be = zzt_cuda_backend(err, sizeof err);
+    if (!be) { fprintf(stderr, "zertz: bench_nn: GPU training: %s\n", err); return 1; }
+    enum { TMAX = 1024 };
+    nn_sample *all = malloc(sizeof *all * TMAX);
+    nn_batch b;
+    nn_batch_init(&b);
+    train_ctx t = { .m = m, .b = &b };
+    nn_sgd_default(&t.sgd);
+    t.net = zzt_net_create(be, m, err, sizeof err);
+    if (!all || !t.net) { fprintf(stderr, "zertz: bench_nn: GPU training: %s\n", all ? err : "out of memory"); return 1; }
+    for (int i = 0; i < TMAX; i++) all[i] = s[i % ns];
+    uint64_t rng = 5;
+    double f1 = nn_model_flops(m);
+    printf("\n==== GPU training step (forward with batch statistics, losses, backward, SGD; CUDA training kernels)\n");
+    printf("batch   GPU samples/s   GPU GFLOP/s   CPU samples/s   GPU/CPU\n");
+    static const int NS[] = { 256, 1024 };
+    for (unsigned k = 0; k < sizeof NS / sizeof *NS; k++) {
+        int N = NS[k];
+        if (nn_batch_build(&b, &m->geom, all, N, NULL, &rng, err, sizeof err) ||
+            zzt_net_train_step(t.net, &t.sgd, &b, -1, 1.0, NULL, err, sizeof err)) {
+            fprintf(stderr, "zertz: bench_nn: GPU training: %s\n", err);
+            return 1;
+        }
+        double cpu, tg = time_it(run_gpu_step, &t, seconds, &cpu), tc = time_it(run_cpu_step, &t, seconds, &cpu);
+        printf("%-6d %15.0f %13.1f %15.0f %9.1fx\n", N, N / tg, 3 * f1 * N / tg / 1e9, N / tc, tc / tg);
+    }
+    /* the hex convolution C->C alone, batch 256 */
+    t.ops = zzt_ctx_new(be, err, sizeof err);
+    t.P = m->geom.ncells;
+    t.C = m->cfg.channels;
+    t.rows = 256 * t.P;
+    size_t na = (size_t)t.rows * t.C, nw = (size_t)NN_TAPS * t.C * t.C;
+    int nbh[ZZ_MAX_RINGS * NN_TAPS];
+    for (int i = 0; i < t.P; i++) for (int k = 0; k < NN_TAPS; k++) nbh[i * NN_TAPS + k] = m->geom.nb[i][k];
+    t.x = be->alloc(na * 4, err, sizeof err); t.y = be->alloc(na * 4, err, sizeof err);
+    t.dx = be->alloc(na * 4, err, sizeof err); t.w = be->alloc(nw * 4, err, sizeof err);
+    t.dw = be->alloc(nw * 4, err, sizeof err);
+    int *nb = be->alloc(sizeof nbh, err, sizeof err);
+    if (!t.ops || !t.x || !t.y || !t.dx || !t.w || !t.dw || !nb || be->upload(nb, nbh, sizeof(int) * t.P * NN_TAPS, err, sizeof err)) {
+        fprintf(stderr, "zertz: bench_nn: GPU training: %s\n", err);
+        return 1;
+    }
+    t.nb = nb;
+    double fl = 2.0 * t.rows * NN_TAPS * t.C * t.C, cpu;
+    double tf = time_it(run_gpu_conv, &t, seconds, &cpu), tb = time_it(run_gpu_conv_bwd, &t, seconds, &cpu);
+    printf("hex conv %d->%d, batch 256 (training kernels): forward %.1f GFLOP/s, backward (dx + dw) %.1f GFLOP/s\n",
+           t.C, t.C, fl / tf / 1e9, 2 * fl / tb / 1e9);
+    void *bufs[] = { t.x, t.y, t.dx, t.w, t.dw, nb };
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) be->release(bufs[i]);
+    zzt_ctx_free(t.ops);
+    zzt_net_free(t.net);
+    nn_batch_free(&b);
+    free(all);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rings = 37, blocks = -1, channels = -1;
@@ -333,6 +423,7 @@ int main(int argc, char **argv)
         omp_set_num_threads(all);
 #endif
         int rc = gpu_table(&c, pos, maxN, seconds);
+        if (!rc) rc = gpu_train_table(m, s, maxN, seconds);
         nn_infer_free(c.inf);
         nn_batch_free(&b);
         nn_model_free(m);
