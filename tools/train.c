@@ -41,8 +41,8 @@ static void usage(FILE *f) {
             "                       (each move a policy target, the result a value target)\n"
             "  --pretrain-games N   use at most N of them (default 3000; 0 = all)\n"
             "  --help               this text\n"
-            "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network runs there and the\n"
-            "defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n");
+            "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
+            "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n");
 }
 
 static int fail(const char *what, const char *why) {
