@@ -127,13 +127,15 @@ ZZK_FN void zzk_dw_part(int64_t i, const zzt_args *a)
     int c = (int)(rem / co), o = (int)(rem - (int64_t)c * co);
     int64_t r0 = ch * a->chunk, r1 = r0 + a->chunk < a->rows ? r0 + a->chunk : a->rows;
     float acc = 0.f;
+    int64_t base = r0 - r0 % a->P;              /* the first row of r's sample */
+    int p = (int)(r0 - base);                   /* r's cell, stepped along with r (no division) */
     for (int64_t r = r0; r < r1; r++) {
         int64_t src = r;
         if (a->nb) {
-            int64_t s = r / a->P;
-            int q = a->nb[(r - s * a->P) * a->taps + t];
-            if (q < 0) continue;
-            src = s * a->P + q;
+            int q = a->nb[p * a->taps + t];
+            src = q < 0 ? -1 : base + q;
+            if (++p == a->P) { p = 0; base += a->P; }
+            if (src < 0) continue;
         }
         float xv = a->x ? a->x[src * ci + c] : 1.f;
         acc = fmaf(xv, a->dy[r * co + o], acc);

@@ -1,6 +1,7 @@
 /* train_net.c — the network on a training backend (see train_net.h): memory, the tape executor,
  * the step. */
 #include "cuda/train_net.h"
+#include "mcts/clock.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,40 @@ struct zzt_net {
     float *host;                /* staging for conversions: max(nparams, nstats) floats */
     bool update_stats;
     double bn_momentum, bn_eps;
+    /* ZZT_PROFILE=1: wait after every op and add its time to its kind's (printed by zzt_net_free) */
+    bool profile;
+    double prof_s[2][NN_OP_TANH + 1];       /* [forward, backward][op kind] */
+    double prof_loss_s, prof_sgd_s;
+    long prof_steps;
 };
+
+static const char *const op_names[NN_OP_TANH + 1] = { "conv", "matmul", "bn", "relu", "add", "tanh" };
+
+/* Under ZZT_PROFILE: wait for the backend and add the time since *since to *acc. */
+static void prof_mark(const zzt_net *t, double *acc, double *since)
+{
+    if (!t->profile) return;
+    t->be->sync(NULL, 0);
+    double now = mcts_now_s();
+    *acc += now - *since;
+    *since = now;
+}
+
+static void prof_print(const zzt_net *t)
+{
+    if (!t->profile || !t->prof_steps) return;
+    double total = t->prof_loss_s + t->prof_sgd_s;
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k <= NN_OP_TANH; k++) total += t->prof_s[d][k];
+    fprintf(stderr, "zzt profile (%s, %ld steps, ms per step, each op waited for):\n", t->be->name, t->prof_steps);
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k <= NN_OP_TANH; k++)
+            if (t->prof_s[d][k] > 0)
+                fprintf(stderr, "  %-8s %-8s %8.3f  %5.1f%%\n", op_names[k], d ? "backward" : "forward",
+                        1e3 * t->prof_s[d][k] / t->prof_steps, 100 * t->prof_s[d][k] / total);
+    fprintf(stderr, "  %-17s %8.3f  %5.1f%%\n", "losses", 1e3 * t->prof_loss_s / t->prof_steps, 100 * t->prof_loss_s / total);
+    fprintf(stderr, "  %-17s %8.3f  %5.1f%%\n", "L2 + SGD", 1e3 * t->prof_sgd_s / t->prof_steps, 100 * t->prof_sgd_s / total);
+}
 
 static int say(char *err, size_t n, const char *fmt, ...)
 {
@@ -42,6 +76,7 @@ const zzt_backend *zzt_net_backend(const zzt_net *t) { return t->be; }
 void zzt_net_free(zzt_net *t)
 {
     if (!t) return;
+    prof_print(t);
     void *bufs[] = { t->param, t->grad, t->mom, t->stats, t->nb, t->act, t->dact, t->start, t->term, t->pi, t->z };
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) t->be->release(bufs[i]);
     zzt_ctx_free(t->ctx);
@@ -65,6 +100,8 @@ zzt_net *zzt_net_create(const zzt_backend *be, const nn_model *m, char *err, siz
     t->update_stats = m->tape.update_stats;
     t->bn_momentum = m->cfg.bn_momentum;
     t->bn_eps = m->cfg.bn_eps;
+    const char *prof = getenv("ZZT_PROFILE");
+    t->profile = prof && *prof && strcmp(prof, "0");
     size_t hn = t->nparams > t->nstats ? t->nparams : t->nstats, P = (size_t)m->geom.ncells;
     t->host = malloc((hn > P * 7 ? hn : P * 7) * sizeof(float));
     if (!t->host) { say(err, n, "out of memory"); goto fail; }
@@ -196,8 +233,11 @@ static int run_forward(zzt_net *t, const float *x, int N, bool train, char *err,
     if (prepare(t, N, err, n)) return -1;
     size_t cnt = (size_t)N * t->shape->geom.ncells * NN_PLANES;
     if (t->be->upload(ACT(t->plan.in), x, cnt * sizeof(float), err, n)) return -1;
-    for (int i = 0; i < t->plan.nops; i++)
+    double since = mcts_now_s();
+    for (int i = 0; i < t->plan.nops; i++) {
         if (op_forward(t, &t->plan.ops[i], train)) return ctx_fail(t, err, n);
+        prof_mark(t, &t->prof_s[0][t->plan.ops[i].kind], &since);
+    }
     return 0;
 }
 
@@ -254,13 +294,16 @@ int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, int npolicy, do
         be->zero(t->dact, t->plan.act_used * sizeof(float), err, n))
         return -1;
     nn_loss_parts p = { 0 };
-    double l2sum;
+    double l2sum, since = mcts_now_s();
     if (zzt_policy_loss(c, &p.policy, DACT(t->plan.logits), ACT(t->plan.logits), t->start, t->term, t->pi, npolicy,
                         P, NN_HEADS, 1.0) ||
         zzt_value_loss(c, &p.value, DACT(t->plan.value), ACT(t->plan.value), t->z, N, value_weight))
         return ctx_fail(t, err, n);
-    for (int i = t->plan.nops - 1; i >= 0; i--)
+    prof_mark(t, &t->prof_loss_s, &since);
+    for (int i = t->plan.nops - 1; i >= 0; i--) {
         if (op_backward(t, &t->plan.ops[i])) return ctx_fail(t, err, n);
+        prof_mark(t, &t->prof_s[1][t->plan.ops[i].kind], &since);
+    }
     if (zzt_sumsq(c, &l2sum, t->param, t->ndecay)) return ctx_fail(t, err, n);
     p.l2 = 0.5 * o->weight_decay * l2sum;
     p.total = p.policy + value_weight * p.value + p.l2;
@@ -268,6 +311,8 @@ int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, int npolicy, do
                 (float)o->momentum, (float)o->weight_decay))
         return ctx_fail(t, err, n);
     o->step++;
+    prof_mark(t, &t->prof_sgd_s, &since);
+    t->prof_steps++;
     if (be->sync(err, n)) return -1;
     if (out) *out = p;
     return 0;

@@ -5,7 +5,10 @@
  * Same contracts as src/nn/train.h: zzt_net_train_step is nn_train_step on the backend.
  *
  *   nn_model (host) --zzt_net_create / zzt_net_upload--> backend --train steps-->
- *   --zzt_net_download--> nn_model --nn_checkpoint_save--> checkpoint (either backend loads it) */
+ *   --zzt_net_download--> nn_model --nn_checkpoint_save--> checkpoint (either backend loads it)
+ *
+ * ZZT_PROFILE=1 in the environment: every op is waited for and timed by kind, forward and
+ * backward, and zzt_net_free prints the table (ms per step) on stderr. */
 #ifndef ZZ_CUDA_TRAIN_NET_H
 #define ZZ_CUDA_TRAIN_NET_H
 
