@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -69,4 +71,27 @@ int th_run(Suite *s) {
     int failed = srunner_ntests_failed(r);
     srunner_free(r);
     return failed ? 1 : 0;
+}
+
+uint64_t th_seed(void) {
+    const char *s = getenv("ZZ_TEST_SEED");
+    uint64_t seed = s ? strtoull(s, NULL, 0) : ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)getpid();
+    return seed ? seed : 1;
+}
+
+double th_urand(uint64_t *rng) { return (double)(zz_rand(rng) >> 11) * (1.0 / 9007199254740992.0); }
+
+void th_perturb_model(nn_model *m, uint64_t *rng) {
+    for (int v = 0; v < m->nviews; v++) {
+        const nn_view *w = &m->views[v];
+        const char *dot = strrchr(w->name, '.');
+        void *buf = w->stat ? m->stats : m->param;
+        for (size_t k = 0; k < w->count; k++) {
+            double r = th_urand(rng);
+            if (!strcmp(dot, ".gamma")) nn_buf_set(m, buf, w->offset + k, 0.5 + r);
+            else if (!strcmp(dot, ".beta") || !strcmp(dot, ".mean") || !strcmp(dot, ".b"))
+                nn_buf_set(m, buf, w->offset + k, 0.4 * (r - 0.5));
+            else if (!strcmp(dot, ".var")) nn_buf_set(m, buf, w->offset + k, 0.5 + 1.5 * r);
+        }
+    }
 }

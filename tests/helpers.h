@@ -1,9 +1,11 @@
-/* helpers.h — small helpers shared by the game test suites: building positions from
- * cell names, playing random games, and the archive location. */
+/* helpers.h — small helpers shared by the test suites: building positions from cell names,
+ * playing random games, the archive location, the random seed of a run, networks with
+ * non-trivial batch-norm parameters. */
 #ifndef ZZ_TEST_HELPERS_H
 #define ZZ_TEST_HELPERS_H
 
 #include "game/notation.h"
+#include "nn/model.h"
 #include <check.h>
 
 /* Check's ck_assert records every passing assertion through a pipe; in loops over hundreds of
@@ -21,6 +23,14 @@ int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies);
 const char *th_archive_dir(void);
 /* True when m is in the list. */
 bool th_in_list(const zz_move *list, int n, zz_move m);
+
+/* A run's random seed: ZZ_TEST_SEED=<n> when set (to repeat a run), else fresh (time, pid); never 0. */
+uint64_t th_seed(void);
+/* Uniform in [0, 1). */
+double th_urand(uint64_t *rng);
+/* Give m's batch norms and biases random non-trivial values (gamma 0.5..1.5, beta, running mean
+ * and biases ±0.2, running variance 0.5..2), so that tests exercise them. */
+void th_perturb_model(nn_model *m, uint64_t *rng);
 
 /* Run a suite with Check's runner and return the process exit status.  Under ThreadSanitizer
  * OpenMP is pinned to one thread: libgomp is not instrumented, so its barriers would be

@@ -22,14 +22,14 @@
 #include "nn/infer.h"
 #include "nn/ops.h"
 #include "nn/policy.h"
+#include "helpers.h"
 
 static uint64_t seed0;
 
-static double urand(uint64_t *s) { return (double)(zz_rand(s) >> 11) * (1.0 / 9007199254740992.0); }
 /* uniform in [-1, 1], never exactly zero */
 static float nz(uint64_t *s)
 {
-    double v = 2 * urand(s) - 1;
+    double v = 2 * th_urand(s) - 1;
     return (float)(fabs(v) < 1e-3 ? 0.5 : v);
 }
 
@@ -60,18 +60,7 @@ static nn_model *random_model(zz_board_kind kind, int blocks, uint64_t *rng)
     if (blocks > 0) c.blocks = blocks;
     nn_model *m = nn_model_create(&c, NN_F32, zz_rand(rng) | 1, err, sizeof err);
     ck_assert_msg(m, "%s", err);
-    for (int v = 0; v < m->nviews; v++) {
-        const nn_view *w = &m->views[v];
-        const char *dot = strrchr(w->name, '.');
-        void *buf = w->stat ? m->stats : m->param;
-        for (size_t k = 0; k < w->count; k++) {
-            double r = urand(rng);
-            if (!strcmp(dot, ".gamma")) nn_buf_set(m, buf, w->offset + k, 0.5 + r);
-            else if (!strcmp(dot, ".beta") || !strcmp(dot, ".mean") || !strcmp(dot, ".b") || !strcmp(dot, ".bias"))
-                nn_buf_set(m, buf, w->offset + k, 0.4 * (r - 0.5));
-            else if (!strcmp(dot, ".var")) nn_buf_set(m, buf, w->offset + k, 0.5 + 1.5 * r);
-        }
-    }
+    th_perturb_model(m, rng);
     return m;
 }
 
@@ -249,9 +238,7 @@ END_TEST
 
 int main(void)
 {
-    const char *s = getenv("ZZ_TEST_SEED");
-    seed0 = s ? strtoull(s, NULL, 0) : ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)getpid();
-    if (!seed0) seed0 = 1;
+    seed0 = th_seed();
     char msg[320];
     int have = zz_cuda_available(msg, sizeof msg);
     Suite *suite = suite_create("cuda");

@@ -33,10 +33,9 @@ static uint64_t seed0;
 static const zzt_backend *backends[2];
 static int nbackends;
 
-static double urand(uint64_t *s) { return (double)(zz_rand(s) >> 11) * (1.0 / 9007199254740992.0); }
 static float nz(uint64_t *s)                            /* uniform in [-1, 1], never near zero */
 {
-    double v = 2 * urand(s) - 1;
+    double v = 2 * th_urand(s) - 1;
     return (float)(fabs(v) < 1e-3 ? 0.5 : v);
 }
 
@@ -297,7 +296,7 @@ START_TEST(loss_and_sgd_ops_match_cpu)
         for (int j = 0; j < k; j++, m++) {
             term[2 * m] = (int32_t)zz_rand_below(&rng, (uint32_t)block);
             term[2 * m + 1] = zz_rand_below(&rng, 3) ? (int32_t)zz_rand_below(&rng, (uint32_t)block) : -1;
-            pi[m] = zz_rand_below(&rng, 4) ? (float)urand(&rng) : 0.0f;
+            pi[m] = zz_rand_below(&rng, 4) ? (float)th_urand(&rng) : 0.0f;
             sum += pi[m];
         }
         for (int j = m - k; j < m; j++) pi[j] = sum > 0 ? (float)(pi[j] / sum) : 1.0f / k;
@@ -376,18 +375,7 @@ static nn_model *random_model(zz_board_kind kind, nn_dtype dt, uint64_t *rng)
     nn_config c = small_config(kind);
     nn_model *m = nn_model_create(&c, dt, zz_rand(rng) | 1, err, sizeof err);
     ck_assert_msg(m, "%s", err);
-    for (int v = 0; v < m->nviews; v++) {
-        const nn_view *w = &m->views[v];
-        const char *dot = strrchr(w->name, '.');
-        void *buf = w->stat ? m->stats : m->param;
-        for (size_t k = 0; k < w->count; k++) {
-            double r = urand(rng);
-            if (!strcmp(dot, ".gamma")) nn_buf_set(m, buf, w->offset + k, 0.5 + r);
-            else if (!strcmp(dot, ".beta") || !strcmp(dot, ".mean") || !strcmp(dot, ".b"))
-                nn_buf_set(m, buf, w->offset + k, 0.4 * (r - 0.5));
-            else if (!strcmp(dot, ".var")) nn_buf_set(m, buf, w->offset + k, 0.5 + 1.5 * r);
-        }
-    }
+    th_perturb_model(m, rng);
     return m;
 }
 
@@ -662,9 +650,7 @@ END_TEST
 
 int main(void)
 {
-    const char *s = getenv("ZZ_TEST_SEED");
-    seed0 = s ? strtoull(s, NULL, 0) : ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)getpid();
-    if (!seed0) seed0 = 1;
+    seed0 = th_seed();
     backends[nbackends++] = zzt_emu_backend();
     char why[320];
     const zzt_backend *cuda = zzt_cuda_backend(why, sizeof why);

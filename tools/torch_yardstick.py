@@ -232,17 +232,22 @@ def _floats(data, at, count, typecode):
 
 # ---- checkpoint: src/nn/checkpoint.h / .c -----------------------------------------------------
 
+def read_bytes(path):
+    """A whole file's bytes, or YardstickError naming the file."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise YardstickError(f"{path}: cannot open: {e.strerror}") from None
+
+
 class Checkpoint:
     """A loaded checkpoint: cfg, dtype ('float32'/'float64'), step, tensors {view name: (shape, array)}
     for parameters and BN statistics, momenta {name: (shape, array)} when the file has them."""
 
     def __init__(self, path):
         self.path = path
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise YardstickError(f"{path}: cannot open: {e.strerror}") from None
+        data = read_bytes(path)
         n = len(data)
         if n < 16 + CKPT_HEADER_BYTES + 4:
             raise YardstickError(f"{path}: truncated ({n} bytes): not a checkpoint")
@@ -339,11 +344,7 @@ class Dump:
 
     def __init__(self, path):
         self.path = path
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise YardstickError(f"{path}: cannot open: {e.strerror}") from None
+        data = read_bytes(path)
         hdr = struct.Struct("<8s7I")
         if len(data) < hdr.size + 4:
             raise YardstickError(f"{path}: truncated ({len(data)} bytes): not a network dump")
