@@ -4,6 +4,7 @@
 #   make test       build and run every Check suite (tests/test_*.c), CPU only; GPU suites skip loudly
 #   make bench      run the CPU benchmarks (tools/bench_*.c)
 #   make bench-gpu  run the GPU benchmarks (needs nvcc and a GPU)
+#   make lab        build and run the CUDA kernel lab (src/cuda/lab/*.cu: numbered versions, checked, timed)
 #   make train      self-play training with the embedded default config
 #   make test-asan  the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-tsan  the suites under ThreadSanitizer
@@ -67,7 +68,7 @@ TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
-.PHONY: all info test bench bench-gpu train test-asan test-tsan clean
+.PHONY: all info test bench bench-gpu lab train test-asan test-tsan clean
 all: info $(LIB) $(TOOLS)
 
 info:
@@ -112,6 +113,16 @@ bench-gpu: all
 	  python3 tools/torch_yardstick.py --check $(BUILD)/yardstick.dump --ckpt $(BUILD)/yardstick.ckpt && \
 	  python3 tools/torch_yardstick.py --ckpt $(BUILD)/yardstick.ckpt --compile-mode default --json $(BUILD)/yardstick.json; \
 	else echo "== PyTorch yardstick SKIPPED: torch is not installed here"; fi
+
+LAB_SRC := $(wildcard src/cuda/lab/*.cu)
+LABS    := $(LAB_SRC:src/cuda/lab/%.cu=$(BUILD)/lab/%)
+$(BUILD)/lab/%: src/cuda/lab/%.cu $(LIB)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) $< $(LIB) -Xcompiler -fopenmp -o $@
+lab: all
+	@test -n "$(CUDA_OK)" || { echo "zertz: lab: nvcc or libcudart not found"; exit 1; }
+	@$(MAKE) --no-print-directory $(LABS)
+	@for l in $(LABS); do echo "== $$l"; $$l || exit 1; done
 
 train: all
 	$(TOOLDIR)/train $(TRAIN_ARGS)
