@@ -62,16 +62,20 @@ bool th_in_list(const zz_move *list, int n, zz_move m) {
     return false;
 }
 
-int th_run(Suite *s) {
+static int run_suite(Suite *s, bool fork) {
 #if defined(_OPENMP) && defined(__SANITIZE_THREAD__)
     omp_set_num_threads(1);
 #endif
     SRunner *r = srunner_create(s);
+    if (!fork) srunner_set_fork_status(r, CK_NOFORK);
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);
     srunner_free(r);
     return failed ? 1 : 0;
 }
+
+int th_run(Suite *s) { return run_suite(s, true); }
+int th_run_nofork(Suite *s) { return run_suite(s, false); }
 
 uint64_t th_seed(void) {
     const char *s = getenv("ZZ_TEST_SEED");

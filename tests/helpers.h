@@ -36,5 +36,8 @@ void th_perturb_model(nn_model *m, uint64_t *rng);
  * OpenMP is pinned to one thread: libgomp is not instrumented, so its barriers would be
  * reported as races (our parallel loops write disjoint outputs by construction). */
 int th_run(Suite *s);
+/* The same with every test in this process (CK_NOFORK): for suites that initialise CUDA, which
+ * does not survive fork(). */
+int th_run_nofork(Suite *s);
 
 #endif

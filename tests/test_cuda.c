@@ -264,12 +264,6 @@ int main(void)
         tcase_add_test(tc, checkpoint_evaluators_agree);
     }
     suite_add_tcase(suite, tc);
-    SRunner *sr = srunner_create(suite);
-    /* the CUDA runtime was initialised above (zz_cuda_available); CUDA does not survive fork(),
-     * so run the tests in this process, not in Check's forked children */
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    /* the CUDA runtime may be initialised above; CUDA does not survive fork() */
+    return th_run_nofork(suite) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -678,10 +678,6 @@ int main(void)
     tcase_add_test(tc, checkpoint_round_trip_across_backends);
     tcase_add_test(tc, trainer_on_backend_matches_cpu_trainer);
     suite_add_tcase(suite, tc);
-    SRunner *sr = srunner_create(suite);
-    srunner_set_fork_status(sr, CK_NOFORK);     /* CUDA does not survive fork() after initialisation */
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    /* the CUDA runtime may be initialised above; CUDA does not survive fork() */
+    return th_run_nofork(suite) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
