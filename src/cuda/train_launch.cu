@@ -1,7 +1,9 @@
 // train_launch.cu — the GPU backend of train_backend.h: device memory through backend.h, and each
 // training kernel body of train_kernels.h wrapped in its own __global__ kernel (one template
-// instance per kernel, so each gets only the registers it needs), 256 threads per block, on the
-// default stream.  Launch errors are returned at once; execution errors at the next sync or copy.
+// instance per kernel, so each gets only the registers it needs), 256 threads per block.
+// Everything runs on the calling thread's own default stream (cudaStreamPerThread), so a training
+// step never waits for the self-play network's stream, nor it for training (no device-wide sync).
+// Launch errors are returned at once; execution errors at the next sync or copy.
 #include "cuda/train_backend.h"
 #include "cuda/backend.h"
 #include <cuda_runtime.h>
@@ -27,11 +29,43 @@ static int cu_fail(cudaError_t e, const char *what, char *err, size_t n)
     return -1;
 }
 
+#define ST cudaStreamPerThread
+
+static int cu_sync(char *err, size_t n)
+{
+    cudaError_t e = cudaStreamSynchronize(ST);
+    return e == cudaSuccess ? 0 : cu_fail(e, "cudaStreamSynchronize", err, n);
+}
+
+static int cu_zero(void *p, size_t bytes, char *err, size_t n)
+{
+    cudaError_t e = cudaMemsetAsync(p, 0, bytes, ST);
+    return e == cudaSuccess ? 0 : cu_fail(e, "cudaMemsetAsync", err, n);
+}
+
 static void *cu_alloc(size_t bytes, char *err, size_t n)
 {
     void *p = zz_cuda_malloc(bytes, err, n);
-    if (p && zz_cuda_memset0(p, bytes ? bytes : 1, err, n)) { zz_cuda_free(p); return NULL; }
+    if (p && (cu_zero(p, bytes ? bytes : 1, err, n) || cu_sync(err, n))) { zz_cuda_free(p); return NULL; }
     return p;
+}
+
+// Copies between pageable host memory and the device, in stream order, complete on return.
+static int cu_copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, const char *what, char *err, size_t n)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, ST);
+    if (e != cudaSuccess) return cu_fail(e, what, err, n);
+    return cu_sync(err, n);
+}
+
+static int cu_upload(void *dst, const void *host, size_t bytes, char *err, size_t n)
+{
+    return cu_copy(dst, host, bytes, cudaMemcpyHostToDevice, "cudaMemcpyAsync host to device", err, n);
+}
+
+static int cu_download(void *host, const void *src, size_t bytes, char *err, size_t n)
+{
+    return cu_copy(host, src, bytes, cudaMemcpyDeviceToHost, "cudaMemcpyAsync device to host", err, n);
 }
 
 static int cu_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err, size_t n)
@@ -46,13 +80,13 @@ static int cu_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err
         if (err && n) snprintf(err, n, "launch of %lld threads is too large", (long long)threads);
         return -1;
     }
-    kernels[k]<<<(unsigned)blocks, ZZT_BLOCK>>>(*a, threads);
+    kernels[k]<<<(unsigned)blocks, ZZT_BLOCK, 0, ST>>>(*a, threads);
     cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? 0 : cu_fail(e, "kernel launch", err, n);
 }
 
 static const zzt_backend cuda_backend = {
-    "cuda", cu_alloc, zz_cuda_free, zz_cuda_upload, zz_cuda_download, zz_cuda_memset0, cu_launch, zz_cuda_sync,
+    "cuda", cu_alloc, zz_cuda_free, cu_upload, cu_download, cu_zero, cu_launch, cu_sync,
 };
 
 extern "C" const zzt_backend *zzt_cuda_backend(char *why, size_t n)
