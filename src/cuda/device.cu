@@ -2,28 +2,12 @@
 // call's status is checked and turned into a message, nothing aborts), device information, and
 // the thin memory layer (cudaMalloc / cudaFree / copies / pinned host memory with error strings).
 #include "cuda/backend.h"
+#include "cuda/errors.cuh"
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_msg(char *msg, size_t n, const char *fmt, ...)
-{
-    if (!msg || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, n, fmt, ap);
-    va_end(ap);
-}
-
-// A failed call: message "<what>: <cuda error name>: <description>"; clears the sticky-free error.
-static int fail(cudaError_t e, const char *what, char *msg, size_t n)
-{
-    set_msg(msg, n, "%s: %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    (void)cudaGetLastError();
-    return -1;
-}
 
 extern "C" const char *zz_cuda_build(void) { return "cuda"; }
 
@@ -35,15 +19,15 @@ extern "C" int zz_cuda_available(char *msg, size_t n)
         const char *why = e == cudaErrorNoDevice ? "no CUDA device present"
                         : e == cudaErrorInsufficientDriver ? "no NVIDIA driver, or one too old for this CUDA runtime"
                         : "the CUDA runtime could not initialise";
-        set_msg(msg, n, "%s (%s: %s)", why, cudaGetErrorName(e), cudaGetErrorString(e));
+        zz_cu_msg(msg, n, "%s (%s: %s)", why, cudaGetErrorName(e), cudaGetErrorString(e));
         (void)cudaGetLastError();
         return 0;
     }
-    if (count < 1) { set_msg(msg, n, "no CUDA device present (device count 0)"); return 0; }
+    if (count < 1) { zz_cu_msg(msg, n, "no CUDA device present (device count 0)"); return 0; }
     cudaDeviceProp p;
     e = cudaGetDeviceProperties(&p, 0);
-    if (e != cudaSuccess) { fail(e, "cudaGetDeviceProperties", msg, n); return 0; }
-    set_msg(msg, n, "CUDA: %d device(s), device 0: %s (sm_%d%d, %d SMs, %.1f GiB)", count, p.name, p.major,
+    if (e != cudaSuccess) { zz_cu_fail(e, "cudaGetDeviceProperties", msg, n); return 0; }
+    zz_cu_msg(msg, n, "CUDA: %d device(s), device 0: %s (sm_%d%d, %d SMs, %.1f GiB)", count, p.name, p.major,
             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1024.0 * 1024 * 1024));
     return 1;
 }
@@ -51,10 +35,10 @@ extern "C" int zz_cuda_available(char *msg, size_t n)
 extern "C" int zz_cuda_select(char *msg, size_t n)
 {
     const char *env = getenv("ZZ_BACKEND");
-    if (env && !strcmp(env, "cpu")) { set_msg(msg, n, "cpu: ZZ_BACKEND=cpu"); return 0; }
+    if (env && !strcmp(env, "cpu")) { zz_cu_msg(msg, n, "cpu: ZZ_BACKEND=cpu"); return 0; }
     char why[300];
-    if (!zz_cuda_available(why, sizeof why)) { set_msg(msg, n, "cpu: %s", why); return 0; }
-    set_msg(msg, n, "cuda: %s", why);
+    if (!zz_cuda_available(why, sizeof why)) { zz_cu_msg(msg, n, "cpu: %s", why); return 0; }
+    zz_cu_msg(msg, n, "cuda: %s", why);
     return 1;
 }
 
@@ -63,7 +47,7 @@ extern "C" int zz_cuda_device_query(int dev, zz_cuda_device_info *info, char *er
     memset(info, 0, sizeof *info);
     cudaDeviceProp p;
     cudaError_t e = cudaGetDeviceProperties(&p, dev);
-    if (e != cudaSuccess) return fail(e, "cudaGetDeviceProperties", err, n);
+    if (e != cudaSuccess) return zz_cu_fail(e, "cudaGetDeviceProperties", err, n);
     info->device = dev;
     snprintf(info->name, sizeof info->name, "%s", p.name);
     info->major = p.major;
@@ -71,14 +55,14 @@ extern "C" int zz_cuda_device_query(int dev, zz_cuda_device_info *info, char *er
     info->sms = p.multiProcessorCount;
     info->total_mem = p.totalGlobalMem;
     int cur = 0;
-    if ((e = cudaGetDevice(&cur)) != cudaSuccess) return fail(e, "cudaGetDevice", err, n);
+    if ((e = cudaGetDevice(&cur)) != cudaSuccess) return zz_cu_fail(e, "cudaGetDevice", err, n);
     if (cur == dev) {
         size_t fr = 0, tot = 0;
-        if ((e = cudaMemGetInfo(&fr, &tot)) != cudaSuccess) return fail(e, "cudaMemGetInfo", err, n);
+        if ((e = cudaMemGetInfo(&fr, &tot)) != cudaSuccess) return zz_cu_fail(e, "cudaMemGetInfo", err, n);
         info->free_mem = fr;
     }
-    if ((e = cudaDriverGetVersion(&info->driver_version)) != cudaSuccess) return fail(e, "cudaDriverGetVersion", err, n);
-    if ((e = cudaRuntimeGetVersion(&info->runtime_version)) != cudaSuccess) return fail(e, "cudaRuntimeGetVersion", err, n);
+    if ((e = cudaDriverGetVersion(&info->driver_version)) != cudaSuccess) return zz_cu_fail(e, "cudaDriverGetVersion", err, n);
+    if ((e = cudaRuntimeGetVersion(&info->runtime_version)) != cudaSuccess) return zz_cu_fail(e, "cudaRuntimeGetVersion", err, n);
     return 0;
 }
 
@@ -89,7 +73,7 @@ extern "C" void *zz_cuda_malloc(size_t bytes, char *err, size_t n)
     if (e != cudaSuccess) {
         char what[64];
         snprintf(what, sizeof what, "cudaMalloc(%zu bytes)", bytes);
-        fail(e, what, err, n);
+        zz_cu_fail(e, what, err, n);
         return NULL;
     }
     return p;
@@ -103,26 +87,26 @@ extern "C" void zz_cuda_free(void *dptr)
 extern "C" int zz_cuda_memset0(void *dptr, size_t bytes, char *err, size_t n)
 {
     cudaError_t e = cudaMemset(dptr, 0, bytes);
-    return e == cudaSuccess ? 0 : fail(e, "cudaMemset", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaMemset", err, n);
 }
 
 extern "C" int zz_cuda_upload(void *dptr, const void *host, size_t bytes, char *err, size_t n)
 {
     cudaError_t e = cudaMemcpy(dptr, host, bytes, cudaMemcpyHostToDevice);
-    return e == cudaSuccess ? 0 : fail(e, "cudaMemcpy host to device", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaMemcpy host to device", err, n);
 }
 
 extern "C" int zz_cuda_download(void *host, const void *dptr, size_t bytes, char *err, size_t n)
 {
     cudaError_t e = cudaMemcpy(host, dptr, bytes, cudaMemcpyDeviceToHost);
-    return e == cudaSuccess ? 0 : fail(e, "cudaMemcpy device to host", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaMemcpy device to host", err, n);
 }
 
 extern "C" void *zz_cuda_host_alloc(size_t bytes, char *err, size_t n)
 {
     void *p = NULL;
     cudaError_t e = cudaMallocHost(&p, bytes ? bytes : 1);
-    if (e != cudaSuccess) { fail(e, "cudaMallocHost", err, n); return NULL; }
+    if (e != cudaSuccess) { zz_cu_fail(e, "cudaMallocHost", err, n); return NULL; }
     return p;
 }
 
@@ -134,5 +118,5 @@ extern "C" void zz_cuda_host_free(void *hptr)
 extern "C" int zz_cuda_sync(char *err, size_t n)
 {
     cudaError_t e = cudaDeviceSynchronize();
-    return e == cudaSuccess ? 0 : fail(e, "cudaDeviceSynchronize", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaDeviceSynchronize", err, n);
 }

@@ -13,6 +13,7 @@
 // batch around it, so a sample's outputs do not depend on the batch (bit for bit).
 #include "cuda/net.h"
 #include "cuda/kernels.cuh"
+#include "cuda/errors.cuh"
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,28 +22,14 @@
 
 enum { MAX_BUCKETS = 24 };
 
-static void set_msg(char *msg, size_t n, const char *fmt, ...)
-{
-    if (!msg || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, n, fmt, ap);
-    va_end(ap);
-}
-
-static int fail(cudaError_t e, const char *what, char *msg, size_t n)
-{
-    set_msg(msg, n, "%s: %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return -1;
-}
-#define CK(call, what) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return fail(e_, what, err, errlen); } while (0)
+#define CK(call, what) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return zz_cu_fail(e_, what, err, errlen); } while (0)
 
 static int launch_conv(cudaStream_t st, float *y, const float *x, const float *w, const float *b,
                        const float *res, const int *nb, int N, int P, int taps, int ci, int co, int act,
                        char *err, size_t errlen)
 {
     if (N < 1 || P < 1 || ci < 1 || co < 1 || (taps != 1 && taps != ZZ_CU_TAPS) || (taps == ZZ_CU_TAPS && !nb)) {
-        set_msg(err, errlen, "conv: bad shape N=%d P=%d taps=%d ci=%d co=%d", N, P, taps, ci, co);
+        zz_cu_msg(err, errlen, "conv: bad shape N=%d P=%d taps=%d ci=%d co=%d", N, P, taps, ci, co);
         return -1;
     }
     int rows = N * P;
@@ -95,7 +82,7 @@ static int reserve(zz_cu_net *net, int N, char *err, size_t errlen)
 {
     if (N <= net->cap) return 0;
     int k = bucket_of(N);
-    if (k >= MAX_BUCKETS) { set_msg(err, errlen, "batch of %d is too large", N); return -1; }
+    if (k >= MAX_BUCKETS) { zz_cu_msg(err, errlen, "batch of %d is too large", N); return -1; }
     CK(cudaStreamSynchronize(net->st), "cudaStreamSynchronize");
     free_buffers(net);
     const zz_cu_desc *d = &net->d;
@@ -106,12 +93,12 @@ static int reserve(zz_cu_net *net, int N, char *err, size_t errlen)
         { &net->dlog, rows * d->heads }, { &net->dval, cap } };
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) {
         cudaError_t e = cudaMalloc((void **)dev[i].p, dev[i].n * sizeof(float));
-        if (e != cudaSuccess) { free_buffers(net); return fail(e, "cudaMalloc (activations)", err, errlen); }
+        if (e != cudaSuccess) { free_buffers(net); return zz_cu_fail(e, "cudaMalloc (activations)", err, errlen); }
     }
     struct { float **p; size_t n; } host[] = { { &net->hx, rows * d->planes }, { &net->hlog, rows * d->heads }, { &net->hval, cap } };
     for (size_t i = 0; i < sizeof host / sizeof *host; i++) {
         cudaError_t e = cudaMallocHost((void **)host[i].p, host[i].n * sizeof(float));
-        if (e != cudaSuccess) { free_buffers(net); return fail(e, "cudaMallocHost (staging)", err, errlen); }
+        if (e != cudaSuccess) { free_buffers(net); return zz_cu_fail(e, "cudaMallocHost (staging)", err, errlen); }
     }
     net->cap = (int)cap;
     return 0;
@@ -150,7 +137,7 @@ static int enqueue(zz_cu_net *net, int N, char *err, size_t errlen)
 
 extern "C" int zz_cu_net_set_weights(zz_cu_net *net, const float *w, size_t nw, char *err, size_t errlen)
 {
-    if (nw != net->nw) { set_msg(err, errlen, "weights: %zu floats, the net has %zu", nw, net->nw); return -1; }
+    if (nw != net->nw) { zz_cu_msg(err, errlen, "weights: %zu floats, the net has %zu", nw, net->nw); return -1; }
     CK(cudaStreamSynchronize(net->st), "cudaStreamSynchronize");
     CK(cudaMemcpyAsync(net->dw, w, nw * sizeof(float), cudaMemcpyHostToDevice, net->st), "upload weights");
     CK(cudaStreamSynchronize(net->st), "upload weights");      // w is pageable: finish before returning
@@ -174,13 +161,13 @@ extern "C" zz_cu_net *zz_cu_net_create(const zz_cu_desc *d, const float *w, size
 {
     if (d->P < 1 || d->planes < 1 || d->C < 1 || d->blocks < 0 || d->Cp < 1 || d->Cv < 1 || d->Vh < 1 ||
         d->heads < 1 || !d->nb) {
-        set_msg(err, errlen, "zz_cu_net_create: bad description");
+        zz_cu_msg(err, errlen, "zz_cu_net_create: bad description");
         return NULL;
     }
     zz_cu_net *net = (zz_cu_net *)calloc(1, sizeof *net);
     if (!net || !(net->L = (zz_cu_layer *)calloc((size_t)zz_cu_nlayers(d), sizeof *net->L))) {
         free(net);
-        set_msg(err, errlen, "out of memory");
+        zz_cu_msg(err, errlen, "out of memory");
         return NULL;
     }
     net->d = *d;
@@ -189,9 +176,9 @@ extern "C" zz_cu_net *zz_cu_net_create(const zz_cu_desc *d, const float *w, size
     net->use_graphs = use_graphs;
     cudaError_t e;
     int *nb = (int *)malloc(sizeof(int) * (size_t)d->P * ZZ_CU_TAPS);
-    if (!nb) { set_msg(err, errlen, "out of memory"); zz_cu_net_free(net); return NULL; }
+    if (!nb) { zz_cu_msg(err, errlen, "out of memory"); zz_cu_net_free(net); return NULL; }
     for (int i = 0; i < d->P * ZZ_CU_TAPS; i++) nb[i] = d->nb[i];
-#define CKN(call, what) do { e = (call); if (e != cudaSuccess) { fail(e, what, err, errlen); free(nb); zz_cu_net_free(net); return NULL; } } while (0)
+#define CKN(call, what) do { e = (call); if (e != cudaSuccess) { zz_cu_fail(e, what, err, errlen); free(nb); zz_cu_net_free(net); return NULL; } } while (0)
     CKN(cudaStreamCreateWithFlags(&net->st, cudaStreamNonBlocking), "cudaStreamCreate");
     CKN(cudaMalloc((void **)&net->dw, net->nw * sizeof(float)), "cudaMalloc (weights)");
     CKN(cudaMalloc((void **)&net->dnb, sizeof(int) * (size_t)d->P * ZZ_CU_TAPS), "cudaMalloc (neighbours)");
@@ -209,7 +196,7 @@ extern "C" zz_cu_net *zz_cu_net_create(const zz_cu_desc *d, const float *w, size
 extern "C" int zz_cu_net_forward(zz_cu_net *net, const float *x, int N, float *logits, float *values,
                                  char *err, size_t errlen)
 {
-    if (N < 1) { set_msg(err, errlen, "batch size %d < 1", N); return -1; }
+    if (N < 1) { zz_cu_msg(err, errlen, "batch size %d < 1", N); return -1; }
     if (reserve(net, N, err, errlen)) return -1;
     const zz_cu_desc *d = &net->d;
     size_t per_x = (size_t)d->P * d->planes, per_l = (size_t)d->P * d->heads;
@@ -223,10 +210,10 @@ extern "C" int zz_cu_net_forward(zz_cu_net *net, const float *x, int N, float *l
             int rc = enqueue(net, Nb, err, errlen);
             cudaError_t e = cudaStreamEndCapture(net->st, &g);
             if (rc) { if (g) cudaGraphDestroy(g); return -1; }
-            if (e != cudaSuccess) return fail(e, "cudaStreamEndCapture", err, errlen);
+            if (e != cudaSuccess) return zz_cu_fail(e, "cudaStreamEndCapture", err, errlen);
             e = cudaGraphInstantiate(&net->graph[k], g, 0);
             cudaGraphDestroy(g);
-            if (e != cudaSuccess) { net->graph[k] = NULL; return fail(e, "cudaGraphInstantiate", err, errlen); }
+            if (e != cudaSuccess) { net->graph[k] = NULL; return zz_cu_fail(e, "cudaGraphInstantiate", err, errlen); }
         }
         CK(cudaGraphLaunch(net->graph[k], net->st), "cudaGraphLaunch");
     } else if (enqueue(net, N, err, errlen)) {

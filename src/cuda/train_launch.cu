@@ -6,6 +6,7 @@
 // Launch errors are returned at once; execution errors at the next sync or copy.
 #include "cuda/train_backend.h"
 #include "cuda/backend.h"
+#include "cuda/errors.cuh"
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -23,24 +24,19 @@ typedef void (*zzt_kernel_fn)(zzt_args, int64_t);
 static const zzt_kernel_fn kernels[ZZT_NKERNELS] = { ZZT_KERNELS(ZZT_FN_) };
 #undef ZZT_FN_
 
-static int cu_fail(cudaError_t e, const char *what, char *err, size_t n)
-{
-    if (err && n) snprintf(err, n, "%s: %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return -1;
-}
 
 #define ST cudaStreamPerThread
 
 static int cu_sync(char *err, size_t n)
 {
     cudaError_t e = cudaStreamSynchronize(ST);
-    return e == cudaSuccess ? 0 : cu_fail(e, "cudaStreamSynchronize", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaStreamSynchronize", err, n);
 }
 
 static int cu_zero(void *p, size_t bytes, char *err, size_t n)
 {
     cudaError_t e = cudaMemsetAsync(p, 0, bytes, ST);
-    return e == cudaSuccess ? 0 : cu_fail(e, "cudaMemsetAsync", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaMemsetAsync", err, n);
 }
 
 static void *cu_alloc(size_t bytes, char *err, size_t n)
@@ -54,7 +50,7 @@ static void *cu_alloc(size_t bytes, char *err, size_t n)
 static int cu_copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, const char *what, char *err, size_t n)
 {
     cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, ST);
-    if (e != cudaSuccess) return cu_fail(e, what, err, n);
+    if (e != cudaSuccess) return zz_cu_fail(e, what, err, n);
     return cu_sync(err, n);
 }
 
@@ -82,7 +78,7 @@ static int cu_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err
     }
     kernels[k]<<<(unsigned)blocks, ZZT_BLOCK, 0, ST>>>(*a, threads);
     cudaError_t e = cudaGetLastError();
-    return e == cudaSuccess ? 0 : cu_fail(e, "kernel launch", err, n);
+    return e == cudaSuccess ? 0 : zz_cu_fail(e, "kernel launch", err, n);
 }
 
 static const zzt_backend cuda_backend = {
