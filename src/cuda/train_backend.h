@@ -32,8 +32,6 @@ typedef struct zzt_backend {
 const zzt_backend *zzt_emu_backend(void);
 /* The GPU backend, or NULL with the reason (built without CUDA, no usable GPU). */
 const zzt_backend *zzt_cuda_backend(char *why, size_t n);
-/* The GPU when zz_cuda_select() says so, else the emulation; msg says which and why. */
-const zzt_backend *zzt_select_backend(char *msg, size_t n);
 
 #ifdef __cplusplus
 }

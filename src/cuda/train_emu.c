@@ -4,7 +4,6 @@
  * and the GPU runs exactly these bodies: what this backend computes, the GPU computes (up to the
  * device's own exp/tanh/sqrt). */
 #include "cuda/train_backend.h"
-#include "cuda/backend.h"
 #include "nn/ops.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,20 +55,6 @@ static const zzt_backend emu = {
 };
 
 const zzt_backend *zzt_emu_backend(void) { return &emu; }
-
-const zzt_backend *zzt_select_backend(char *msg, size_t n)
-{
-    char why[300];
-    if (zz_cuda_select(why, sizeof why)) {
-        const zzt_backend *be = zzt_cuda_backend(why, sizeof why);
-        if (be) {
-            if (msg && n) snprintf(msg, n, "cuda");
-            return be;
-        }
-    }
-    if (msg && n) snprintf(msg, n, "emulated (%s)", why);
-    return &emu;
-}
 
 #ifndef ZZ_HAVE_CUDA
 const zzt_backend *zzt_cuda_backend(char *why, size_t n)
