@@ -41,20 +41,6 @@ static const float zero_row[ZERO_LEN];   /* input row for taps that fall off the
 #define MRD 8
 #define NRD 2
 #include "nn/ops_fast_kern.h"
-#undef KFN
-#undef VEC
-#undef VW
-#undef VLOAD
-#undef VSTORE
-#undef VSET1
-#undef VFMA
-#undef VADD
-#undef VMAX
-#undef VZERO
-#undef MR
-#undef NR
-#undef MRD
-#undef NRD
 #pragma GCC pop_options
 
 /* ---- AVX2 + FMA: 16 ymm registers: forward tile 6 rows × 2 vectors (16 channels) = 12
@@ -76,20 +62,6 @@ static const float zero_row[ZERO_LEN];   /* input row for taps that fall off the
 #define MRD 4
 #define NRD 2
 #include "nn/ops_fast_kern.h"
-#undef KFN
-#undef VEC
-#undef VW
-#undef VLOAD
-#undef VSTORE
-#undef VSET1
-#undef VFMA
-#undef VADD
-#undef VMAX
-#undef VZERO
-#undef MR
-#undef NR
-#undef MRD
-#undef NRD
 #pragma GCC pop_options
 #endif
 

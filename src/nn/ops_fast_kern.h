@@ -5,6 +5,7 @@
  *   VLOAD VSTORE VSET1 VFMA(a,b,c)=a·b+c VADD VMAX VZERO
  *   MR, NR             forward tile: MR rows × NR vectors of output channels in registers
  *   MRD, NRD           weight-gradient tile: MRD input channels × NRD vectors of output channels
+ * and this file undefines them all at its end, ready for the next instance.
  *
  * Forward (direct convolution, no im2col): for a tile of MR output rows, ap[t·MR+m] points at the
  * input row feeding tap t of row m (a zero row where the tap falls off the board); the MR×NR
@@ -152,3 +153,18 @@ static void KFN(conv_dw)(float *dw, const float *x, const float *dy, const nn_ge
         }
     }
 }
+
+#undef KFN
+#undef VEC
+#undef VW
+#undef VLOAD
+#undef VSTORE
+#undef VSET1
+#undef VFMA
+#undef VADD
+#undef VMAX
+#undef VZERO
+#undef MR
+#undef NR
+#undef MRD
+#undef NRD
