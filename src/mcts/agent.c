@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { AG_RANDOM, AG_UCT, AG_PUCT, AG_CMD };
 
@@ -23,7 +24,10 @@ struct mcts_agent {
     uint64_t rng;
     mcts_uct_config ucfg;
     mcts_puct_config pcfg;
-    char weights[512];
+    char weights[512];             /* as the spec names them ("default": the shipped network) */
+    int ev_board;                  /* the board ev was resolved for ("default" weights), or -1 */
+    double mix;                    /* leaf values blended with random rollouts (0: none) */
+    int mix_rollouts;
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
@@ -68,7 +72,59 @@ static int parse_options(mcts_agent *a, char *opts, char *err, size_t errlen) {
         else if (p && !strcmp(k, "full") && v >= 0 && v <= 1) a->pcfg.full_prob = v;
         else if (p && !strcmp(k, "fast") && v >= 1) a->pcfg.sims_fast = (int)v;
         else if (p && !strcmp(k, "maxchildren") && v >= 0) a->pcfg.max_children = (int)v;
+        else if (p && !strcmp(k, "mix") && v >= 0 && v <= 1) a->mix = v;
+        else if (p && !strcmp(k, "rollouts") && v >= 1 && v <= 1000) a->mix_rollouts = (int)v;
         else { snprintf(err, errlen, "unknown or out-of-range option '%s' for %s", k, a->name); return -1; }
+    }
+    return 0;
+}
+
+/* The shipped network for a board: ZZ_WEIGHTS_DIR, else weights/ in the working directory, else
+ * weights/ beside the tools' directory (the program's own folder's parent). */
+int mcts_default_weights(zz_board_kind board, char *path, size_t len) {
+    char name[64], dir[1024];
+    snprintf(name, sizeof name, "zertz%d.ckpt", zz_board_get(board)->rings);
+    const char *env = getenv("ZZ_WEIGHTS_DIR");
+    if (env && *env) {
+        snprintf(path, len, "%.900s/%s", env, name);
+        return access(path, R_OK) == 0 ? 0 : -1;
+    }
+    snprintf(path, len, "weights/%s", name);
+    if (access(path, R_OK) == 0) return 0;
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n > 0) {
+        dir[n] = 0;
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(path, len, "%.900s/../weights/%s", dir, name);
+            if (access(path, R_OK) == 0) return 0;
+        }
+    }
+    snprintf(path, len, "weights/%s", name);
+    return -1;
+}
+
+/* (Re)build the agent's evaluator for `board`: its weights (the shipped ones for "default"),
+ * wrapped in the rollout mix when asked. */
+static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *err, size_t errlen) {
+    mcts_evaluator_free(a->ev);
+    a->ev = NULL;
+    char path[1100];
+    const char *w = a->weights;
+    if (!strcmp(w, "default")) {
+        if (mcts_default_weights(board, path, sizeof path) != 0) {
+            snprintf(err, errlen, "no shipped network for the %d-ring board (%s; set ZZ_WEIGHTS_DIR or name a checkpoint)",
+                     zz_board_get(board)->rings, path);
+            return -1;
+        }
+        w = path;
+    }
+    if (!(a->ev = mcts_eval_by_name(w, seed, err, errlen))) return -1;
+    a->ev_board = (int)board;
+    if (a->mix > 0 && !(a->ev = mcts_eval_mix_new(a->ev, true, a->mix, a->mix_rollouts, seed))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     return 0;
 }
@@ -116,6 +172,8 @@ mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, siz
     if (threads_default > 0) a->ucfg.threads = a->pcfg.threads = threads_default;
     a->proc.pid = -1;
     a->reuse = 1;
+    a->ev_board = -1;
+    a->mix_rollouts = 1;
     char buf[512];
     snprintf(buf, sizeof buf, "%s", spec);
     char *opts = NULL;
@@ -145,12 +203,16 @@ mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, siz
         }
         *colon = 0;
         snprintf(a->weights, sizeof a->weights, "%s", body);
-        if (!(a->ev = mcts_eval_by_name(a->weights, 1, err, errlen))) goto fail;   /* fail early */
     } else {
         snprintf(err, errlen, "unknown agent '%s' (random, uct:ITERS, puct:WEIGHTS:SIMS, cmd:PROGRAM)", spec);
         goto fail;
     }
     if (opts && *opts && parse_options(a, opts, err, errlen) != 0) goto fail;
+    if (a->kind == AG_PUCT && make_eval(a, ZZ_B37, 1, err, errlen) != 0) {
+        /* fail early on bad weights; "default" is resolved per board at newgame */
+        if (strcmp(a->weights, "default")) goto fail;
+        a->ev_board = -1;
+    }
     a->pcfg.sims_full = (int)(a->budget > 0x7fffffff ? 0x7fffffff : a->budget);
     a->spec_budget = a->budget;
     a->spec_time_ms = a->time_ms;
@@ -195,11 +257,11 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
     case AG_PUCT:
         mcts_puct_free(a->puct);
         a->puct = NULL;
-        if (!strncmp(a->weights, "rollout", 7)) {    /* reseeded per game; a network is kept */
-            mcts_evaluator_free(a->ev);
-            a->ev = NULL;
-        }
-        if (!a->ev && !(a->ev = mcts_eval_by_name(a->weights, s, err, errlen))) return -1;
+        /* rollouts are reseeded per game; a network is kept unless the board changed */
+        if ((!a->ev || a->mix > 0 || !strncmp(a->weights, "rollout", 7) ||
+             (!strcmp(a->weights, "default") && a->ev_board != (int)start->board)) &&
+            make_eval(a, (zz_board_kind)start->board, s, err, errlen) != 0)
+            return -1;
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;
         mcts_puct_set_root(a->puct, start);

@@ -2,13 +2,15 @@
  *
  *   random                     a uniformly random legal move
  *   uct:ITERS[,opt=v...]       UCT with random rollouts (uct.h)
- *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, or a
- *                              network checkpoint file (src/nn, run on the CPU)
+ *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, a
+ *                              network checkpoint file (src/nn, run on the CPU), or `default`: the
+ *                              shipped network for the game's board (mcts_default_weights)
  *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md)
  *
  * Options (comma-separated after the budget): threads=N seed=S time=MS reuse=0|1 win=0|1;
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, vl=,
- * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=.
+ * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, mix= (leaf values
+ * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1).
  *
  * An agent follows one game: newgame, then every move played (by either side) through played(),
  * and choose() whenever it is to move; it keeps its search tree between moves when it can. */
@@ -19,6 +21,11 @@
 #include "uct.h"
 
 typedef struct mcts_agent mcts_agent;
+
+/* The shipped network of a board: $ZZ_WEIGHTS_DIR/zertzN.ckpt, else weights/zertzN.ckpt in the
+ * working directory, else beside the running program (its folder's ../weights).  0 with the path,
+ * or -1 (path then names where it was expected). */
+int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 
 typedef struct mcts_agent_stats {
     long moves;               /* moves chosen */

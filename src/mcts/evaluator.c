@@ -47,18 +47,23 @@ mcts_evaluator *mcts_eval_uniform_new(void) {
 
 typedef struct { int rollouts; uint64_t rng; } rollout_ctx;
 
+/* Mean result of `rollouts` uniformly random games from pos, for pos->to_move. */
+static double rollout_value(const zz_pos *pos, int rollouts, uint64_t *rng) {
+    int me = pos->to_move;
+    double sum = 0;
+    for (int r = 0; r < rollouts; r++) {
+        zz_pos p = *pos;
+        while (!zz_over(&p)) zz_apply(&p, zz_random_move(&p, rng), NULL);
+        sum += p.winner < 0 ? 0.0 : p.winner == me ? 1.0 : -1.0;
+    }
+    return sum / rollouts;
+}
+
 static int rollout_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     rollout_ctx *c = self->ctx;
     for (int i = 0; i < n; i++) {
         fill_uniform(&items[i]);
-        int me = items[i].pos->to_move;
-        double sum = 0;
-        for (int r = 0; r < c->rollouts; r++) {
-            zz_pos p = *items[i].pos;
-            while (!zz_over(&p)) zz_apply(&p, zz_random_move(&p, &c->rng), NULL);
-            sum += p.winner < 0 ? 0.0 : p.winner == me ? 1.0 : -1.0;
-        }
-        items[i].value = (float)(sum / c->rollouts);
+        items[i].value = (float)rollout_value(items[i].pos, c->rollouts, &c->rng);
     }
     return 0;
 }
@@ -72,6 +77,55 @@ mcts_evaluator *mcts_eval_rollout_new(int rollouts, uint64_t seed) {
     e->name = "rollout";
     e->evaluate = rollout_eval;
     e->destroy = free_self;
+    e->ctx = c;
+    return e;
+}
+
+typedef struct {
+    mcts_evaluator *inner;
+    bool own;
+    double lambda;
+    int rollouts;
+    uint64_t rng;
+    char name[96];
+} mix_ctx;
+
+static int mix_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    mix_ctx *c = self->ctx;
+    if (mcts_evaluate(c->inner, items, n, err, errlen) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        double r = rollout_value(items[i].pos, c->rollouts, &c->rng);
+        items[i].value = (float)((1.0 - c->lambda) * items[i].value + c->lambda * r);
+    }
+    return 0;
+}
+
+static void mix_destroy(mcts_evaluator *self) {
+    mix_ctx *c = self->ctx;
+    if (c && c->own) mcts_evaluator_free(c->inner);
+    free(c);
+    free(self);
+}
+
+mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda, int rollouts, uint64_t seed) {
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    mix_ctx *c = calloc(1, sizeof *c);
+    if (!e || !c) {
+        free(e);
+        free(c);
+        if (own) mcts_evaluator_free(inner);
+        return NULL;
+    }
+    c->inner = inner;
+    c->own = own;
+    c->lambda = lambda < 0 ? 0 : lambda > 1 ? 1 : lambda;
+    c->rollouts = rollouts > 0 ? rollouts : 1;
+    c->rng = mcts_seed(seed ^ 0x6D69782D726F6C6CULL);
+    snprintf(c->name, sizeof c->name, "%.60s+rollout(%.2f)", inner->name ? inner->name : "?", c->lambda);
+    e->name = c->name;
+    e->max_batch = inner->max_batch;
+    e->evaluate = mix_eval;
+    e->destroy = mix_destroy;
     e->ctx = c;
     return e;
 }
