@@ -6,6 +6,7 @@
 #   make bench-gpu  run the GPU benchmarks (needs nvcc and a GPU)
 #   make lab        build and run the CUDA kernel lab (src/cuda/lab/*.cu: numbered versions, checked, timed)
 #   make train      self-play training with the embedded default config
+#   make strength   the strength ladder of the shipped network (tools/strength; STRENGTH_ARGS="...")
 #   make test-asan  the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-tsan  the suites under ThreadSanitizer
 #
@@ -68,7 +69,7 @@ TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
-.PHONY: all info test bench bench-gpu lab train test-asan test-tsan clean
+.PHONY: all info test bench bench-gpu lab train strength test-asan test-tsan clean
 all: info $(LIB) $(TOOLS)
 
 info:
@@ -126,6 +127,9 @@ lab: all
 
 train: all
 	$(TOOLDIR)/train $(TRAIN_ARGS)
+
+strength: all
+	$(TOOLDIR)/strength $(STRENGTH_ARGS)
 
 test-asan:
 	$(MAKE) BUILD=build-asan TOOLDIR=build-asan/tools OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" EXTRA_CFLAGS= NVCC= test

@@ -4,6 +4,7 @@
 #include "game/sgf.h"
 #include "helpers.h"
 #include "mcts/match.h"
+#include "nn/checkpoint.h"
 #include <check.h>
 #include <dirent.h>
 #include <math.h>
@@ -139,6 +140,175 @@ START_TEST(cmd_agent_plays_our_engine) {
 }
 END_TEST
 
+/* Openings: distinct move sequences of legal moves; both colours of each; every game distinct
+ * even between deterministic agents of the same seed; the opening is in the SGF record. */
+START_TEST(match_openings_distinct_games) {
+    mcts_opening op[12];
+    ck_assert_int_eq(mcts_openings_random(ZZ_B37, 2, 12, 7, op), 12);
+    for (int i = 0; i < 12; i++) {
+        ck_assert_int_eq(op[i].n, 2);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        for (int k = 0; k < op[i].n; k++) {
+            ck_assert(zz_is_legal(&p, op[i].moves[k]));
+            zz_apply(&p, op[i].moves[k], NULL);
+        }
+        for (int j = 0; j < i; j++) ck_assert(memcmp(op[i].moves, op[j].moves, sizeof op[i].moves) != 0);
+    }
+    mcts_opening again[12];
+    ck_assert_int_eq(mcts_openings_random(ZZ_B37, 2, 12, 7, again), 12);
+    ck_assert(memcmp(op, again, sizeof op) == 0);                 /* seeded */
+
+    char dir[] = "/tmp/zz-arena-op-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    mcts_match_config c;
+    memset(&c, 0, sizeof c);
+    c.spec[0] = "uct:60";
+    c.spec[1] = "uct:60";
+    c.games = 8;
+    c.parallel = 2;
+    c.seed = 1;
+    c.board = ZZ_B37;
+    c.openings = op;
+    c.nopenings = 4;
+    c.sgf_dir = dir;
+    mcts_match_result r;
+    char err[256];
+    ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.games, 8);
+    ck_assert_int_eq(r.distinct, 8);
+    ck_assert_int_eq(r.stopped_early, 0);
+    for (int i = 0; i < 8; i++) {                /* games 2k and 2k+1 start with opening k */
+        char path[300];
+        snprintf(path, sizeof path, "%s/game-%04d.sgf", dir, i);
+        zz_game g;
+        ck_assert_msg(zz_sgf_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+        zz_pos p = g.start;
+        ck_assert_int_ge(g.nturns, 2);
+        for (int k = 0; k < 2; k++) {
+            ck_assert_int_ge(g.turns[k].nmoves, 1);
+            ck_assert_uint_eq(g.turns[k].moves[0], op[i / 2].moves[k]);
+            zz_apply(&p, g.turns[k].moves[0], NULL);
+        }
+        ck_assert_str_eq(g.player_name[0], "uct:60");
+        zz_game_free(&g);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+END_TEST
+
+/* Early stop: a lopsided match ends once the interval excludes 50%, after whole opening pairs. */
+START_TEST(match_stops_early) {
+    mcts_match_config c;
+    memset(&c, 0, sizeof c);
+    c.spec[0] = "random";
+    c.spec[1] = "uct:300";
+    c.games = 60;
+    c.parallel = 1;
+    c.seed = 3;
+    c.board = ZZ_B37;
+    c.stop_early = 6;
+    mcts_match_result r;
+    char err[256];
+    ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.stopped_early, 1);
+    ck_assert_int_ge(r.games, 6);
+    ck_assert_int_lt(r.games, 60);
+    ck_assert_int_eq(r.games % 2, 0);
+    ck_assert_int_eq(r.wins + r.losses + r.draws, r.games);
+    mcts_elo e = mcts_elo_estimate(r.wins, r.losses, r.draws);
+    ck_assert(e.hi < 0);
+    c.stop_early = 0;                             /* off: every game */
+    c.games = 8;
+    ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.games, 8);
+    ck_assert_int_eq(r.stopped_early, 0);
+}
+END_TEST
+
+/* The rollout mix: the inner evaluator's priors, and (1 - lambda) * its value + lambda * the
+ * rollouts' mean, here at a position where every continuation wins for the mover. */
+START_TEST(mix_evaluator_blends_rollouts) {
+    zz_pos p;                                     /* the only moves: d3xd4 (a black) or d4xd3 (a white) */
+    th_build(&p, ZZ_B37, NULL, "Wd3 Bd4");
+    p.cap[0][0] = 3; p.pool[0] -= 3;              /* 3 W, 3 G, 2 B: either capture wins */
+    p.cap[0][1] = 3; p.pool[1] -= 3;
+    p.cap[0][2] = 2; p.pool[2] -= 2;
+    ck_assert(!zz_over(&p));
+    zz_move moves[ZZ_MAX_MOVES];
+    int n = zz_gen_moves(&p, moves);
+    ck_assert_int_eq(n, 2);
+    static const double lambdas[] = { 0.0, 0.25, 0.5, 1.0 };
+    for (int k = 0; k < 4; k++) {
+        mcts_evaluator *mix = mcts_eval_mix_new(mcts_eval_uniform_new(), true, lambdas[k], 3, 9);
+        ck_assert_ptr_nonnull(mix);
+        float pri[2];
+        mcts_eval_item it = { &p, moves, n, pri, -9 };
+        char err[128];
+        ck_assert_int_eq(mcts_evaluate(mix, &it, 1, err, sizeof err), 0);
+        ck_assert(fabsf(it.value - (float)lambdas[k]) < 1e-6);          /* (1 - l) * 0 + l * 1 */
+        ck_assert(pri[0] == 0.5f && pri[1] == 0.5f);
+        mcts_evaluator_free(mix);
+    }
+    /* the plain rollout evaluator agrees: every random game from here is a win for the mover */
+    mcts_evaluator *ro = mcts_eval_rollout_new(4, 1);
+    float pri[2];
+    mcts_eval_item it = { &p, moves, n, pri, 0 };
+    char err[128];
+    ck_assert_int_eq(mcts_evaluate(ro, &it, 1, err, sizeof err), 0);
+    ck_assert(it.value == 1.0f);
+    mcts_evaluator_free(ro);
+}
+END_TEST
+
+/* Agent options for the mix, and the shipped network ("default") found through ZZ_WEIGHTS_DIR. */
+START_TEST(agent_mix_and_default_weights) {
+    char err[512];
+    mcts_agent *a = mcts_agent_new("puct:uniform:30,mix=0.5,rollouts=2", 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    ck_assert_int_eq(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
+    zz_move m;
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert(zz_is_legal(&p, m));
+    mcts_agent_free(a);
+    ck_assert_ptr_null(mcts_agent_new("puct:uniform:30,mix=2", 1, err, sizeof err));
+    ck_assert_ptr_null(mcts_agent_new("puct:uniform:30,rollouts=0", 1, err, sizeof err));
+    ck_assert_ptr_null(mcts_agent_new("uct:30,mix=0.5", 1, err, sizeof err));
+
+    char dir[] = "/tmp/zz-weights-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("ZZ_WEIGHTS_DIR", dir, 1);
+    a = mcts_agent_new("puct:default:20", 1, err, sizeof err);    /* resolved per board at newgame */
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert_int_ne(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "no shipped network") != NULL, "%s", err);
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1;
+    nc.channels = 8;
+    nn_model *net = nn_model_create(&nc, NN_F32, 5, err, sizeof err);
+    ck_assert_ptr_nonnull(net);
+    char path[300];
+    snprintf(path, sizeof path, "%s/zertz37.ckpt", dir);
+    ck_assert_int_eq(nn_checkpoint_save(path, net, 0, false, err, sizeof err), 0);
+    nn_model_free(net);
+    ck_assert_msg(mcts_agent_newgame(a, &p, 1, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert(zz_is_legal(&p, m));
+    zz_pos p48;                                   /* no 48-ring network shipped there */
+    zz_pos_init(&p48, ZZ_B48);
+    ck_assert_int_ne(mcts_agent_newgame(a, &p48, 1, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "48-ring") != NULL, "%s", err);
+    mcts_agent_free(a);
+    unsetenv("ZZ_WEIGHTS_DIR");
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("mcts_arena");
     TCase *t = tcase_create("arena");
@@ -148,6 +318,10 @@ static Suite *suite(void) {
     tcase_add_test(t, match_reproducible);
     tcase_add_test(t, match_writes_sgf);
     tcase_add_test(t, cmd_agent_plays_our_engine);
+    tcase_add_test(t, match_openings_distinct_games);
+    tcase_add_test(t, match_stops_early);
+    tcase_add_test(t, mix_evaluator_blends_rollouts);
+    tcase_add_test(t, agent_mix_and_default_weights);
     suite_add_tcase(s, t);
     return s;
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 typedef struct {
+    int played;                /* the game was played (early stop leaves the rest unplayed) */
     int winner_agent;          /* 0 = A, 1 = B, -1 draw */
     int first_agent;           /* the agent that moved first */
     int plies;
@@ -21,6 +22,9 @@ typedef struct {
 typedef struct {
     const mcts_match_config *c;
     _Atomic int next;
+    _Atomic int stop;          /* early stop: start no new opening pair */
+    pthread_mutex_t mu;        /* guards the running score below (once per game) */
+    int done_w, done_l, done_d;
     game_out *out;
     mcts_agent_stats stats[2];  /* per worker, summed at the end */
     char err[256];
@@ -66,10 +70,14 @@ static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game
         }
     zz_move turn[ZZ_MAX_CHAIN];
     int nturn = 0;
+    const mcts_opening *op = c->openings && c->nopenings > 0 ? &c->openings[(i / 2) % c->nopenings] : NULL;
+    int opening_ply = 0;
     while (!zz_over(&pos)) {
         int mover = pos.to_move == 0 ? first : 1 - first;
         zz_move m;
-        if (mcts_agent_choose(ag[mover], &pos, &m, err, errlen) != 0) {
+        if (op && opening_ply < op->n && zz_is_legal(&pos, op->moves[opening_ply])) {
+            m = op->moves[opening_ply++];
+        } else if (mcts_agent_choose(ag[mover], &pos, &m, err, errlen) != 0) {
             o->error = 1;
             o->winner_agent = 1 - mover;
             break;
@@ -90,6 +98,7 @@ static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game
         }
     }
     if (!o->error && pos.winner >= 0) o->winner_agent = pos.winner == 0 ? first : 1 - first;
+    o->played = 1;
     if (c->sgf_dir) {
         char path[1024];
         snprintf(path, sizeof path, "%s/game-%04d.sgf", c->sgf_dir, i);
@@ -114,12 +123,25 @@ static void *worker_main(void *arg) {
             return NULL;
         }
     for (;;) {
-        int i = atomic_fetch_add(&sh->next, 1);
-        if (i >= c->games) break;
+        /* the next game; after an early stop only the second game of a started pair */
+        int i = atomic_load(&sh->next);
+        do {
+            if (i >= c->games || (atomic_load(&sh->stop) && i % 2 == 0)) { i = -1; break; }
+        } while (!atomic_compare_exchange_weak(&sh->next, &i, i + 1));
+        if (i < 0) break;
         char err[256] = "";
         game_out *o = &sh->out[i];
         play_game(c, ag, i, o, err, sizeof err);
         if (o->error && !w->err[0]) snprintf(w->err, sizeof w->err, "game %d: %.200s", i, err);
+        if (c->stop_early > 0) {
+            pthread_mutex_lock(&sh->mu);
+            if (o->winner_agent == 0) sh->done_w++;
+            else if (o->winner_agent == 1) sh->done_l++;
+            else sh->done_d++;
+            mcts_elo e = mcts_elo_estimate(sh->done_w, sh->done_l, sh->done_d);
+            if (sh->done_w + sh->done_l + sh->done_d >= c->stop_early && (e.lo > 0 || e.hi < 0)) atomic_store(&sh->stop, 1);
+            pthread_mutex_unlock(&sh->mu);
+        }
         if (c->progress) {
             const char *res = o->winner_agent < 0 ? "draw" : o->winner_agent == 0 ? "A wins" : "B wins";
             flockfile(c->progress);
@@ -155,6 +177,8 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
     memset(&sh, 0, sizeof sh);
     sh.c = c;
     atomic_init(&sh.next, 0);
+    atomic_init(&sh.stop, 0);
+    pthread_mutex_init(&sh.mu, NULL);
     sh.out = calloc((size_t)c->games, sizeof *sh.out);
     worker_t *w = calloc((size_t)nt, sizeof *w);
     pthread_t *th = calloc((size_t)nt, sizeof *th);
@@ -180,6 +204,7 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
     if (played > c->games) played = c->games;
     for (int i = 0; rc == 0 && i < c->games; i++) {
         game_out *o = &sh.out[i];
+        if (!o->played) continue;
         r->games++;
         if (o->winner_agent == 0) r->wins++;
         else if (o->winner_agent == 1) r->losses++;
@@ -188,11 +213,40 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
         r->plies += o->plies;
         r->errors += o->error;
         r->digest += mcts_seed(o->hash ^ (uint64_t)i);
+        int unique = 1;
+        for (int j = 0; j < c->games && unique; j++)
+            if (j != i && sh.out[j].played && sh.out[j].hash == o->hash && sh.out[j].plies == o->plies) unique = 0;
+        r->distinct += unique;
     }
+    r->stopped_early = rc == 0 && r->games < c->games;
+    pthread_mutex_destroy(&sh.mu);
     free(sh.out);
     free(w);
     free(th);
     return rc;
+}
+
+int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out) {
+    if (plies > 16) plies = 16;
+    uint64_t rng = mcts_seed(seed ^ 0x6F70656E696E6773ULL);
+    int have = 0;
+    for (int tries = 0; have < n && tries < 50 * n + 100; tries++) {
+        mcts_opening o;
+        memset(&o, 0, sizeof o);
+        zz_pos p;
+        zz_pos_init(&p, board);
+        while (o.n < plies && !zz_over(&p)) {
+            zz_move m = zz_random_move(&p, &rng);
+            o.moves[o.n++] = m;
+            zz_apply(&p, m, NULL);
+        }
+        if (zz_over(&p)) continue;
+        int dup = 0;
+        for (int k = 0; k < have && !dup; k++)
+            dup = out[k].n == o.n && !memcmp(out[k].moves, o.moves, (size_t)o.n * sizeof *o.moves);
+        if (!dup) out[have++] = o;
+    }
+    return have;
 }
 
 static double elo_of(double s) {

@@ -2,12 +2,30 @@
  * at once, every game optionally written as Boardspace SGF; results with an Elo estimate.
  *
  * Reproducibility: game i is seeded from (seed, i) alone, so with single-threaded agents the same
- * seed replays the same games in any order and with any number of parallel games (digest). */
+ * seed replays the same games in any order and with any number of parallel games (digest).
+ *
+ * Openings: with a list of openings, games 2k and 2k+1 both start with opening k (mod the list),
+ * A moving first in one and B in the other, so deterministic agents never replay a game.  The
+ * opening's moves are played for both agents (they are not searched) and written to the SGF.
+ *
+ * Early stop: with stop_early > 0, once at least that many games have finished and the 95% Elo
+ * interval of the finished games excludes 0 (50%), no new opening pair is started; the pairs in
+ * progress are finished, and only the games played are counted. */
 #ifndef MCTS_MATCH_H
 #define MCTS_MATCH_H
 
 #include "agent.h"
 #include <stdio.h>
+
+/* An opening: moves played from the start position before the agents decide. */
+typedef struct mcts_opening {
+    zz_move moves[16];
+    int n;
+} mcts_opening;
+
+/* n distinct openings of `plies` uniformly random legal moves each (distinct move sequences; fewer
+ * when the board has fewer), seeded.  Returns how many were written. */
+int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out);
 
 typedef struct mcts_match_config {
     const char *spec[2];       /* agents A and B */
@@ -19,6 +37,9 @@ typedef struct mcts_match_config {
     int ply_cap;               /* 0: none */
     const char *sgf_dir;       /* write game-NNNN.sgf here (created if missing); NULL: none */
     FILE *progress;            /* one line per finished game, or NULL */
+    const mcts_opening *openings;   /* games 2k, 2k+1 start with openings[k % nopenings]; NULL: none */
+    int nopenings;
+    int stop_early;            /* > 0: stop after this many games once the interval excludes 50% */
 } mcts_match_config;
 
 typedef struct mcts_match_result {
@@ -28,6 +49,8 @@ typedef struct mcts_match_result {
     long moves[2];                       /* moves chosen by A / B */
     double seconds[2];                   /* time A / B spent choosing */
     uint64_t digest;                     /* of all games' moves (order-independent) */
+    int distinct;                        /* games whose move sequences differ from every other's */
+    int stopped_early;                   /* the interval excluded 50% before all games were played */
     int errors;                          /* games ended by an agent error (scored as its loss) */
     char first_error[256];
 } mcts_match_result;
