@@ -3,6 +3,7 @@
  * existing one; and a short training makes a network that beats a random player more often than
  * the untrained network does (the end-to-end test that can fail). */
 #include "mcts/match.h"
+#include "nn/checkpoint.h"
 #include "train/omp_env.h"
 #include "train/replay.h"
 #include "train/run.h"
@@ -119,6 +120,69 @@ START_TEST(stop_and_resume) {
 }
 END_TEST
 
+/* --init: a fresh run starts from given weights (their architecture, whatever blocks/channels
+ * say), and refuses a folder holding a run or a network of another board. */
+START_TEST(init_from_weights) {
+    fresh_dir("init");
+    char err[512], src[400];
+    snprintf(src, sizeof src, "%s-src.ckpt", dir);
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 2;
+    nc.channels = 12;
+    nn_model *m = nn_model_create(&nc, NN_F32, 77, err, sizeof err);
+    ck_assert_ptr_nonnull(m);
+    uint64_t rng = 5;
+    th_perturb_model(m, &rng);
+    ck_assert_int_eq(nn_checkpoint_save(src, m, 1234, false, err, sizeof err), 0);
+
+    tr_run_config c;
+    tiny(&c);                                   /* says 1 x 8: the weights' 2 x 12 wins */
+    snprintf(c.init, sizeof c.init, "%s", src);
+    c.max_steps = 3;
+    tr_run_result r;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.steps, 3);
+    ck_assert_int_eq(r.resumed, 0);
+    char g0[400];
+    snprintf(g0, sizeof g0, "%s/gen-0000.ckpt", dir);
+    long step = -1;
+    nn_model *got = nn_checkpoint_load(g0, NN_F32, &step, err, sizeof err);
+    ck_assert_msg(got != NULL, "%s", err);
+    ck_assert_int_eq(got->cfg.blocks, 2);
+    ck_assert_int_eq(got->cfg.channels, 12);
+    ck_assert_uint_eq(got->nparams, m->nparams);
+    ck_assert(memcmp(got->param, m->param, m->nparams * m->esize) == 0);     /* generation 0 = the weights */
+    nn_model_free(got);
+    snprintf(g0, sizeof g0, "%s/latest.ckpt", dir);
+    ck_assert_ptr_nonnull(got = nn_checkpoint_load(g0, NN_F32, NULL, err, sizeof err));
+    ck_assert(memcmp(got->param, m->param, m->nparams * m->esize) != 0);     /* and it trained */
+    nn_model_free(got);
+
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);      /* the folder holds a run now */
+    ck_assert_msg(strstr(err, "--fresh") != NULL, "%s", err);
+    c.fresh = 1;                                                /* --fresh --init: allowed */
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+
+    nn_config_default(&nc, ZZ_B48);                             /* another board: refused */
+    nc.blocks = 1;
+    nc.channels = 8;
+    nn_model *m48 = nn_model_create(&nc, NN_F32, 1, err, sizeof err);
+    ck_assert_int_eq(nn_checkpoint_save(src, m48, 0, false, err, sizeof err), 0);
+    nn_model_free(m48);
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "48-ring") != NULL, "%s", err);
+    snprintf(c.init, sizeof c.init, "%s.missing", src);          /* a missing file: a clear error */
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "--init") != NULL, "%s", err);
+    nn_model_free(m);
+    unlink(src);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static int wins_vs_random(const char *ckpt, int games) {
     char spec[400], err[256];
     snprintf(spec, sizeof spec, "puct:%s:%d", ckpt, getenv("ZZ_TEST_SIMS") ? atoi(getenv("ZZ_TEST_SIMS")) : 8);
@@ -186,6 +250,7 @@ int main(int argc, char **argv) {
     TCase *tc = tcase_create("run");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, stop_and_resume);
+    tcase_add_test(tc, init_from_weights);
     tcase_add_test(tc, training_beats_untrained);
     suite_add_tcase(s, tc);
     return th_run(s);

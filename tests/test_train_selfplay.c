@@ -1,7 +1,8 @@
 /* test_train_selfplay.c — the self-play scheduler: every evaluation submitted is answered and
  * finished exactly once (a counting evaluator), also when stopped with requests in flight; the
  * games it produces are well-formed training samples (legal visits, z from each position's
- * mover's view, jump chains keeping the mover); and the trainer's step on them. */
+ * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
+ * blended with the root value; teacher mode (UCT plays, no network). */
 #include "train/omp_env.h"
 #include "train/selfplay.h"
 #include "train/trainer.h"
@@ -193,6 +194,84 @@ START_TEST(trainer_step_on_selfplay) {
 }
 END_TEST
 
+/* Games of a config until at least `want` are finished (or ~30 s), checked by check_blend. */
+static long long take_games(tr_selfplay *sp, int want, double q_target, int want_full);
+
+/* z = (1 - a) * result + a * q, with q the root value in [-1, 1] (and inside a jump chain the
+ * result's side does not change). */
+static void check_blend(const tr_game *g, double a, int want_full) {
+    ck_assert(g->winner >= -1 && g->winner <= 1);
+    ck_assert_int_gt(g->nsamples, 0);
+    for (int i = 0; i < g->nsamples; i++) {
+        const tr_sample *s = &g->samples[i];
+        ck_assert(!zz_over(&s->pos));
+        ck_assert_int_ge(s->nvisits, 1);
+        for (int k = 0; k < s->nvisits; k++) ck_assert(zz_is_legal(&s->pos, s->visits[k].move));
+        if (want_full) ck_assert_int_eq(s->full, 1);
+        ck_assert(s->q >= -1 && s->q <= 1);
+        double result = g->winner < 0 ? 0.0 : (g->winner == s->pos.to_move ? 1.0 : -1.0);
+        ck_assert_msg(fabs(s->z - ((1 - a) * result + a * s->q)) < 1e-6, "z %f, result %f, q %f", s->z, result, s->q);
+    }
+}
+
+static long long take_games(tr_selfplay *sp, int want, double q_target, int want_full) {
+    long long games = 0;
+    for (int t = 0; t < 6000 && games < want; t++) {
+        sleep_ms(5);
+        tr_game *g = tr_selfplay_take(sp);
+        while (g) {
+            tr_game *n = g->next;
+            check_blend(g, q_target, want_full);
+            games++;
+            tr_game_free(g);
+            g = n;
+        }
+    }
+    return games;
+}
+
+/* The value target blended with the root's search value: (1 - a) z + a q, exactly. */
+START_TEST(value_target_blends_search_value) {
+    count_ctx cc = { 0, 0, 11 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    c.q_target = 0.25;
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    ck_assert_int_ge(take_games(sp, 6, c.q_target, 0), 6);
+    tr_selfplay_free(sp);
+}
+END_TEST
+
+/* Teacher mode: UCT plays the games, the evaluator is never called, every decision is a policy
+ * target (UCT's visits), and the value target blends the result with UCT's root value. */
+START_TEST(teacher_mode_plays_uct_games) {
+    count_ctx cc = { 0, 0, 13 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    c.teacher_iters = 150;
+    c.threads = 2;
+    c.q_target = 0.5;
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    ck_assert_int_ge(take_games(sp, 4, c.q_target, 1), 4);
+    tr_selfplay_hold(sp, 1);                   /* held: games in progress end, none starts */
+    tr_selfplay_stop(sp);
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    ck_assert_int_eq(cc.items, 0);
+    ck_assert_int_ge(st.games, 4);
+    ck_assert_int_eq(st.full_samples, st.samples);
+    ck_assert_int_ge(st.submitted, 150 * st.samples);   /* UCT iterations: teacher_iters per decision */
+    tr_selfplay_free(sp);
+}
+END_TEST
+
 int main(int argc, char **argv) {
     tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     Suite *s = suite_create("train_selfplay");
@@ -201,6 +280,8 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, every_request_answered_once);
     tcase_add_test(tc, stop_early_and_hold);
     tcase_add_test(tc, trainer_step_on_selfplay);
+    tcase_add_test(tc, value_target_blends_search_value);
+    tcase_add_test(tc, teacher_mode_plays_uct_games);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

@@ -14,6 +14,8 @@ static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
 
 static void usage(FILE *f) {
+    tr_run_config d;
+    tr_run_config_default(&d);
     fprintf(f,
             "usage: train [options]   (make train TRAIN_ARGS=\"...\")\n"
             "  --out DIR            output directory (default runs/default; runs/gpu with a GPU)\n"
@@ -37,12 +39,19 @@ static void usage(FILE *f) {
             "  --fresh              start over, deleting the run in --out\n"
             "  --seed N             random seed (default 1)\n"
             "  --quiet              no status line\n"
+            "  --init CKPT          a fresh run starts from these weights (their architecture), e.g. to\n"
+            "                       continue the shipped network on another machine without its replay\n"
+            "  --rollout-mix X      self-play leaf values: (1-X) network + X one random rollout (default %.2g)\n"
+            "  --teacher N          teacher mode: self-play by UCT with N iterations a decision (random\n"
+            "                       rollouts, no network), its visits the policy targets (0 = off)\n"
+            "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
             "                       (each move a policy target, the result a value target)\n"
             "  --pretrain-games N   use at most N of them (default 3000; 0 = all)\n"
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
-            "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n");
+            "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
+            d.rollout_mix, d.sp.q_target);
 }
 
 static int fail(const char *what, const char *why) {
@@ -90,6 +99,7 @@ int main(int argc, char **argv) {
         continue;                                                                     \
     }
         if (!strcmp(a, "--out")) { snprintf(c.out, sizeof c.out, "%s", v); continue; }
+        if (!strcmp(a, "--init")) { snprintf(c.init, sizeof c.init, "%s", v); continue; }
         if (!strcmp(a, "--pretrain")) { snprintf(c.pretrain, sizeof c.pretrain, "%s", v); continue; }
         OPT_NUM("--rings", 37, 61, {
             if (x == 37) c.sp.board = ZZ_B37;
@@ -98,6 +108,9 @@ int main(int argc, char **argv) {
             else return fail(a, "the board has 37, 48 or 61 rings");
         })
         OPT_NUM("--pretrain-games", 0, 1e9, c.pretrain_games = (int)x)
+        OPT_NUM("--rollout-mix", 0, 1, c.rollout_mix = x)
+        OPT_NUM("--q-target", 0, 1, c.sp.q_target = x)
+        OPT_NUM("--teacher", 0, 1e8, c.sp.teacher_iters = (int)x)
         OPT_NUM("--blocks", 1, 40, c.blocks = (int)x)
         OPT_NUM("--channels", 4, 512, c.channels = (int)x)
         OPT_NUM("--sims", 2, 100000, sims = (int)x)

@@ -20,7 +20,9 @@
 
 typedef struct {
     zz_pos pos;
-    float z;              /* +1 the mover of pos won, -1 lost, 0 draw */
+    float z;              /* value target for the mover of pos: +1 won, -1 lost, 0 draw (blended
+                             with the search value q when the run asks for it) */
+    float q;              /* the root's search value for the mover (self-play only; not stored) */
     uint8_t full;         /* a full search: a policy target */
     uint16_t nvisits;
     nn_visit *visits;     /* owned */

@@ -208,6 +208,11 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     path_in(latest, sizeof latest, c->out, "latest.ckpt");
     bool have = file_exists(statep) || file_exists(latest);
     if (have && c->fresh) { remove_run(c->out); have = false; }
+    if (have && c->init[0]) {
+        snprintf(err, errlen, "--init starts a fresh run, but %s holds one: add --fresh (which deletes it) or use another --out",
+                 c->out);
+        return -1;
+    }
     if (have && !c->resume) {
         snprintf(err, errlen, "%s holds a run: resume it, or start over with --fresh (which deletes it)", c->out);
         return -1;
@@ -229,10 +234,25 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         if (step != x.st.steps) x.st.steps = step;      /* the checkpoint is the truth for steps */
         res->resumed = 1;
     } else {
-        if (!(m = nn_model_create(&nc, NN_F32, c->seed, why, sizeof why))) { snprintf(err, errlen, "network: %s", why); return -1; }
+        if (c->init[0]) {       /* a fresh run from given weights: their architecture, no momenta */
+            if (!(m = nn_checkpoint_load(c->init, NN_F32, NULL, why, sizeof why))) {
+                snprintf(err, errlen, "--init: %s", why);
+                return -1;
+            }
+            if ((int)m->cfg.board != (int)c->sp.board) {
+                snprintf(err, errlen, "--init: %s is a network for the %d-ring board, the run plays %d rings", c->init,
+                         zz_board_get((zz_board_kind)m->cfg.board)->rings, zz_board_get(c->sp.board)->rings);
+                nn_model_free(m);
+                return -1;
+            }
+            memset(m->mom, 0, m->nparams * m->esize);   /* fresh momenta */
+        } else if (!(m = nn_model_create(&nc, NN_F32, c->seed, why, sizeof why))) {
+            snprintf(err, errlen, "network: %s", why);
+            return -1;
+        }
         x.st.board = (int)c->sp.board;
-        x.st.blocks = c->blocks;
-        x.st.channels = c->channels;
+        x.st.blocks = m->cfg.blocks;
+        x.st.channels = m->cfg.channels;
         gen_path(p, sizeof p, c->out, 0);
         char best[1100];
         path_in(best, sizeof best, c->out, "best.ckpt");
@@ -269,7 +289,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     bool rb_open = false;
     tr_trainer tr;
     memset(&tr, 0, sizeof tr);
-    mcts_evaluator *ev = NULL;
+    mcts_evaluator *ev = NULL, *search_ev = NULL;   /* the live net; what self-play searches with */
     tr_selfplay *sp = NULL;
     nn_sgd sgd;
     nn_sgd_default(&sgd);
@@ -291,7 +311,14 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         if (tr_replay_flush(&rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
     }
     if (!(ev = tr_live_eval_new(m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); goto out; }
-    if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(ev));
+    if (!c->quiet && c->sp.teacher_iters > 0)
+        printf("zertz train: teacher mode: self-play by uct:%d (random rollouts), no network\n", c->sp.teacher_iters);
+    else if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(ev));
+    if (c->rollout_mix > 0 &&
+        !(search_ev = mcts_eval_mix_new(ev, false, c->rollout_mix, 1, c->seed * 7 + (uint64_t)x.st.steps))) {
+        snprintf(err, errlen, "evaluator: out of memory");
+        goto out;
+    }
     nn_model *mm = m;
     m = NULL;
     if (tr_trainer_init(&tr, mm, &sgd, c->batch, c->value_weight, c->seed * 31 + (uint64_t)x.st.steps + 1, why, sizeof why)) {
@@ -306,7 +333,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     if (!c->quiet) printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
     tr_selfplay_config spc = c->sp;
     spc.seed = c->seed * 1000003ULL + (uint64_t)rb.total;      /* new games after a resume */
-    if (!(sp = tr_selfplay_new(&spc, ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
+    if (!(sp = tr_selfplay_new(&spc, search_ev ? search_ev : ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
         snprintf(err, errlen, "self-play: %s", why);
         goto out;
     }
@@ -471,6 +498,7 @@ out:
         tr_selfplay_free(sp);
     }
     if (ev) res->evals = tr_live_eval_count(ev);
+    mcts_evaluator_free(search_ev);
     if (rb_open) {
         if (tr_replay_flush(&rb, why, sizeof why) != 0 && rc == 0) { snprintf(err, errlen, "replay: %s", why); rc = -1; }
         x.st.samples = rb.total;

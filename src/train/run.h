@@ -21,6 +21,8 @@ typedef struct {
     int pretrain_games;        /* at most this many of them (0 = all) */
     int blocks, channels;
     tr_selfplay_config sp;
+    double rollout_mix;        /* self-play leaf values blended with a random rollout (0: none) */
+    char init[512];            /* a fresh run starts from these weights ("" = random weights) */
     double lr;
     long lr_warmup;
     int batch;

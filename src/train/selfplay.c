@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 void tr_selfplay_config_default(tr_selfplay_config *c) {
@@ -123,15 +124,15 @@ static int record_add(tr_game *rec, const tr_sample *s) {
     return 0;
 }
 
-static void finish_game(tr_selfplay *sp, sp_game *g) {
-    tr_game *rec = g->rec;
-    g->rec = NULL;
-    int winner = g->pos.winner;
+/* A game is over at pos: set its value targets and hand it to the finished list. */
+static void finish_record(tr_selfplay *sp, tr_game *rec, const zz_pos *pos) {
+    int winner = pos->winner;
     rec->winner = winner;
-    rec->plies = g->pos.ply;
+    rec->plies = pos->ply;
     for (int i = 0; i < rec->nsamples; i++) {
         tr_sample *s = &rec->samples[i];
-        s->z = winner < 0 ? 0.0f : (winner == s->pos.to_move ? 1.0f : -1.0f);
+        float z = winner < 0 ? 0.0f : (winner == s->pos.to_move ? 1.0f : -1.0f);
+        s->z = (float)((1.0 - sp->cfg.q_target) * z + sp->cfg.q_target * s->q);
     }
     pthread_mutex_lock(&sp->mu);
     tr_selfplay_stats *st = &sp->st;
@@ -152,6 +153,37 @@ static void finish_game(tr_selfplay *sp, sp_game *g) {
     else sp->done_head = rec;
     sp->done_tail = rec;
     pthread_mutex_unlock(&sp->mu);
+}
+
+static void finish_game(tr_selfplay *sp, sp_game *g) {
+    tr_game *rec = g->rec;
+    g->rec = NULL;
+    finish_record(sp, rec, &g->pos);
+}
+
+/* Record a searched decision at pos from the root of tree t: the visited root children as the
+ * policy target, full as searched, the root value for the mover.  Returns that root value. */
+static double record_search(tr_selfplay *sp, sp_worker *wk, tr_game *rec, const zz_pos *pos, const mcts_tree *t, int full) {
+    const mcts_node *root = mcts_tree_root(t);
+    double q = mcts_stats_q(mcts_node_load(root));
+    double v = root->player == root->to_move ? q : -q;
+    int n = mcts_tree_root_children(t, wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
+    int nv = 0;
+    for (int i = 0; i < n; i++) nv += wk->visits[i] > 0;
+    if (nv == 0) return v;
+    tr_sample smp;
+    memset(&smp, 0, sizeof smp);
+    smp.pos = *pos;
+    smp.full = (uint8_t)full;
+    smp.q = (float)v;
+    smp.nvisits = (uint16_t)nv;
+    smp.visits = malloc((size_t)nv * sizeof *smp.visits);
+    if (!smp.visits) { set_error(sp, "out of memory"); return v; }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (wk->visits[i] > 0) { smp.visits[k].move = wk->moves[i]; smp.visits[k].count = (uint32_t)wk->visits[i]; k++; }
+    if (record_add(rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); }
+    return v;
 }
 
 /* Play m in g (the tree follows); ends the game when it is over. */
@@ -182,27 +214,9 @@ static void begin_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
 
 /* The search of g is complete: record it, maybe resign, choose and play the move. */
 static void end_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
-    const mcts_tree *t = mcts_puct_tree(g->s);
-    const mcts_node *root = mcts_tree_root(t);
-    double q = mcts_stats_q(mcts_node_load(root));
-    double v = root->player == root->to_move ? q : -q;
     g->searching = 0;
-    int n = mcts_tree_root_children(t, wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
-    int nv = 0;
-    for (int i = 0; i < n; i++) nv += wk->visits[i] > 0;
-    if (nv > 0) {
-        tr_sample smp;
-        memset(&smp, 0, sizeof smp);
-        smp.pos = g->pos;
-        smp.full = (uint8_t)g->full;
-        smp.nvisits = (uint16_t)nv;
-        smp.visits = malloc((size_t)nv * sizeof *smp.visits);
-        if (!smp.visits) { set_error(sp, "out of memory"); return; }
-        int k = 0;
-        for (int i = 0; i < n; i++)
-            if (wk->visits[i] > 0) { smp.visits[k].move = wk->moves[i]; smp.visits[k].count = (uint32_t)wk->visits[i]; k++; }
-        if (record_add(g->rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); return; }
-    }
+    double v = record_search(sp, wk, g->rec, &g->pos, mcts_puct_tree(g->s), g->full);
+    if (atomic_load_explicit(&sp->failed, memory_order_relaxed)) return;
     double rv = sp->cfg.resign_value;
     if (rv > 0 && rv < 1 && g->pos.ply >= sp->cfg.resign_min_ply && v < -rv) {
         if (g->rec->calib) {
@@ -305,6 +319,70 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+/* Teacher mode (cfg.teacher_iters > 0): the worker plays whole games with UCT and random rollouts
+ * (no network): every searched decision is a policy target (UCT's root visits) and its root
+ * value feeds the value target.  A cheap, strong teacher while the network is young (ExIt). */
+static void *teacher_main(void *arg) {
+    sp_worker *wk = arg;
+    tr_selfplay *sp = wk->sp;
+    uint64_t rng = mix64(sp->cfg.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)wk->first);
+    mcts_uct_config uc;
+    mcts_uct_config_default(&uc);
+    uc.seed = mix64(rng);
+    uc.threads = 1;
+    uc.root_win_check = 0;                  /* search every decision: each is a target */
+    mcts_uct *u = mcts_uct_new(&uc);
+    if (!u) { set_error(sp, "out of memory"); return NULL; }
+    tr_game *rec = NULL;
+    zz_pos pos;
+    while (!atomic_load_explicit(&sp->stop, memory_order_relaxed)) {
+        if (!rec) {
+            if (atomic_load_explicit(&sp->hold, memory_order_relaxed)) {
+                struct timespec ts = { 0, 1000000 };
+                nanosleep(&ts, NULL);
+                continue;
+            }
+            if (!(rec = calloc(1, sizeof *rec))) { set_error(sp, "out of memory"); break; }
+            rec->would_resign = -1;
+            zz_pos_init(&pos, sp->cfg.board);
+            pos.ply_cap = (uint16_t)(sp->cfg.ply_cap > 0 ? sp->cfg.ply_cap : 0);
+            mcts_uct_set_root(u, &pos);
+        }
+        zz_move m;
+        if (zz_count_moves(&pos) == 1) {
+            zz_gen_moves(&pos, wk->moves);           /* forced: played unsearched, not recorded */
+            m = wk->moves[0];
+        } else {
+            mcts_search_stats st;
+            if (mcts_uct_search(u, (uint64_t)sp->cfg.teacher_iters, 0, &st) != 0) mcts_uct_set_root(u, &pos);
+            atomic_fetch_add_explicit(&wk->submitted, (long long)st.iterations, memory_order_relaxed);
+            record_search(sp, wk, rec, &pos, mcts_uct_tree(u), 1);
+            if (atomic_load_explicit(&sp->failed, memory_order_relaxed)) break;
+            int n = mcts_tree_root_children(mcts_uct_tree(u), wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
+            m = n > 0 ? wk->moves[0] : zz_random_move(&pos, &rng);      /* most visited */
+            if (n > 0 && pos.ply < sp->cfg.temp_plies && sp->cfg.temperature > 0) {
+                double total = 0;                     /* early plies: ∝ visits^(1/T) */
+                for (int i = 0; i < n; i++) total += pow(wk->visits[i], 1.0 / sp->cfg.temperature);
+                double r = unit(&rng) * total;
+                for (int i = 0; i < n; i++) {
+                    r -= pow(wk->visits[i], 1.0 / sp->cfg.temperature);
+                    if (r <= 0) { m = wk->moves[i]; break; }
+                }
+            }
+        }
+        zz_apply(&pos, m, NULL);
+        if (!mcts_uct_advance(u, m)) mcts_uct_set_root(u, &pos);
+        atomic_fetch_add_explicit(&wk->moves_played, 1, memory_order_relaxed);
+        if (zz_over(&pos)) {
+            finish_record(sp, rec, &pos);
+            rec = NULL;
+        }
+    }
+    tr_game_free(rec);
+    mcts_uct_free(u);
+    return NULL;
+}
+
 static void *eval_main(void *arg) {
     tr_selfplay *sp = arg;
     mcts_batcher_run(&sp->batcher);
@@ -369,6 +447,17 @@ oom:
 
 int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
     atomic_store(&sp->batcher.stop, 0);
+    if (sp->cfg.teacher_iters > 0) {              /* no network: no evaluator thread */
+        for (int t = 0; t < sp->cfg.threads; t++) {
+            if (pthread_create(&sp->workers[t].th, NULL, teacher_main, &sp->workers[t]) != 0) {
+                snprintf(err, errlen, "cannot start self-play thread %d", t);
+                tr_selfplay_stop(sp);
+                return -1;
+            }
+            sp->workers[t].started = 1;
+        }
+        return 0;
+    }
     if (pthread_create(&sp->eval_th, NULL, eval_main, sp) != 0) {
         snprintf(err, errlen, "cannot start the evaluator thread");
         return -1;

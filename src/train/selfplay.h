@@ -19,6 +19,10 @@
  * played out; there a would-be resignation is remembered, and if that player did not lose it
  * counts as a false resignation.  The ply cap makes a draw.
  *
+ * Teacher mode (teacher_iters > 0) replaces the network's search by UCT with random rollouts
+ * (expert iteration with a fixed, cheap expert): each worker plays one game at a time; UCT's root
+ * visits are the policy targets, its root value feeds the value target (q_target).
+ *
  * Every request submitted is answered exactly once: stopping (tr_selfplay_stop) lets the workers
  * finish everything in flight before the evaluator thread stops. */
 #ifndef TR_SELFPLAY_H
@@ -44,6 +48,10 @@ typedef struct {
     int resign_min_ply;
     double resign_calib;       /* fraction of games played out regardless (calibration) */
     int ply_cap;               /* draw at this ply (0: none) */
+    double q_target;           /* value target = (1 - q_target) * result + q_target * root value */
+    int teacher_iters;         /* > 0: teacher mode: games played by UCT with this many iterations
+                                  per decision (random rollouts, no network); every decision is a
+                                  policy target; the evaluator is not used */
     uint32_t max_nodes, max_edges;   /* per tree */
     uint64_t seed;
 } tr_selfplay_config;
