@@ -97,9 +97,19 @@ $(BUILD)/tests/%: tests/%.c $(TEST_HELP) $(LIB) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $< $(TEST_HELP) -o $@ $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(LDLIBS)
 
+# Every suite runs; the summary names the suites that failed and every check that did not run
+# (tests/helpers.h th_skip appends a line to $ZZ_SKIP_LOG: no GPU, no archive, ...).
+SKIP_LOG := $(abspath $(BUILD))/skipped.log
 test: info $(TESTS) $(TOOLS)
-	@fail=0; for t in $(TESTS); do echo "== $$t"; ZZ_TOOLDIR=$(TOOLDIR) $$t || fail=1; done; \
-	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: SOME SUITES FAILED"; exit 1; fi
+	@: > $(SKIP_LOG); pass=0; failed=""; \
+	for t in $(TESTS); do echo "== $$t"; \
+	  if ZZ_SKIP_LOG=$(SKIP_LOG) ZZ_TOOLDIR=$(TOOLDIR) $$t; then pass=$$((pass+1)); else failed="$$failed $${t##*/}"; fi; \
+	done; echo; \
+	if [ -z "$$failed" ]; then echo "make test: all $$pass suites passed"; \
+	else echo "make test: SOME SUITES FAILED:$$failed ($$pass of $(words $(TESTS)) passed)"; fi; \
+	if [ -s $(SKIP_LOG) ]; then echo "make test: $$(wc -l < $(SKIP_LOG)) checks did NOT run:"; sed 's/^/  - /' $(SKIP_LOG); \
+	else echo "make test: nothing was skipped"; fi; \
+	test -z "$$failed"
 
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done

@@ -1,5 +1,6 @@
 /* helpers.c — see helpers.h. */
 #include "helpers.h"
+#include <stdarg.h>
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,21 @@ bool th_in_list(const zz_move *list, int n, zz_move m) {
     for (int i = 0; i < n; i++)
         if (list[i] == m) return true;
     return false;
+}
+
+void th_skip(const char *suite, const char *fmt, ...) {
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n*** %s: SKIPPED: %s\n\n", suite, msg);
+    const char *log = getenv("ZZ_SKIP_LOG");
+    FILE *f = log && *log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s: %s\n", suite, msg);
+        fclose(f);
+    }
 }
 
 static int run_suite(Suite *s, bool fork) {

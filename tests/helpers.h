@@ -32,6 +32,10 @@ double th_urand(uint64_t *rng);
  * and biases ±0.2, running variance 0.5..2), so that tests exercise them. */
 void th_perturb_model(nn_model *m, uint64_t *rng);
 
+/* Say loudly that a check did not run, and why: a banner on stderr, and one line appended to the
+ * file $ZZ_SKIP_LOG (when set: `make test` collects them into its summary). */
+void th_skip(const char *suite, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Run a suite with Check's runner and return the process exit status.  Under ThreadSanitizer
  * OpenMP is pinned to one thread: libgomp is not instrumented, so its barriers would be
  * reported as races (our parallel loops write disjoint outputs by construction). */

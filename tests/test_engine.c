@@ -269,7 +269,7 @@ START_TEST(engine_binary_over_pipes) {
     char prog[600];
     snprintf(prog, sizeof prog, "%s/engine", dir && *dir ? dir : "tools");
     if (access(prog, X_OK) != 0) {
-        fprintf(stderr, "test_engine: SKIP binary test: %s not built\n", prog);
+        th_skip("test_engine", "binary test: %s not built", prog);
         return;
     }
     signal(SIGPIPE, SIG_IGN);

@@ -125,7 +125,7 @@ START_TEST(cmd_agent_plays_our_engine) {
     char prog[512];
     snprintf(prog, sizeof prog, "%s/engine", dir && *dir ? dir : "tools");
     if (access(prog, X_OK) != 0) {
-        fprintf(stderr, "test_mcts_arena: SKIP cmd agent test: %s not built\n", prog);
+        th_skip("test_mcts_arena", "cmd agent test: %s not built", prog);
         return;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -309,6 +309,36 @@ START_TEST(agent_mix_and_default_weights) {
 }
 END_TEST
 
+/* Time management: a per-game budget spread over the moves still expected, capped per move. */
+START_TEST(move_time_from_game_budget) {
+    ck_assert(mcts_move_time_ms(1000, 0, 0, 0) == 1000);          /* no game budget */
+    ck_assert(mcts_move_time_ms(0, 20000, 0, 0) == 1000);         /* 20 s over 20 expected moves */
+    ck_assert(mcts_move_time_ms(2000, 20000, 0, 0) == 1000);
+    ck_assert(mcts_move_time_ms(500, 20000, 0, 0) == 500);        /* the per-move time caps it */
+    ck_assert(mcts_move_time_ms(0, 20000, 10000, 10) == 1000);    /* 10 s over 10 */
+    ck_assert(mcts_move_time_ms(0, 20000, 19000, 30) == 200);     /* at least 5 expected: 1 s / 5 */
+    ck_assert(mcts_move_time_ms(0, 1000, 1200, 3) == 1);          /* overspent: 1 ms */
+    char err[256];                                                /* an agent keeps to its budget */
+    mcts_agent *a = mcts_agent_new("uct:100000000,game=600", 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    ck_assert_int_eq(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
+    uint64_t rng = 3;
+    while (!zz_over(&p)) {
+        zz_move m;
+        if (p.to_move == 0) ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+        else m = zz_random_move(&p, &rng);
+        ck_assert_int_eq(mcts_agent_played(a, &p, m, err, sizeof err), 0);
+        zz_apply(&p, m, NULL);
+    }
+    const mcts_agent_stats *st = mcts_agent_get_stats(a);
+    ck_assert_int_gt(st->moves, 0);
+    ck_assert_msg(st->seconds < 0.6 + 0.2 * (double)st->moves, "%.3f s over %ld moves", st->seconds, st->moves);
+    mcts_agent_free(a);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("mcts_arena");
     TCase *t = tcase_create("arena");
@@ -322,6 +352,7 @@ static Suite *suite(void) {
     tcase_add_test(t, match_stops_early);
     tcase_add_test(t, mix_evaluator_blends_rollouts);
     tcase_add_test(t, agent_mix_and_default_weights);
+    tcase_add_test(t, move_time_from_game_budget);
     suite_add_tcase(s, t);
     return s;
 }

@@ -258,6 +258,7 @@ int main(void) {
     if (!dir) {
         printf("\n*** PARITY SUITE SKIPPED: no Boardspace archive at $ZZ_BOARDSPACE_DIR or ../shared/boardspace\n"
                "*** (manifest.csv not found). See README.md, 'Boardspace games', to get the archive.\n\n");
+        th_skip("test_parity", "Boardspace parity: no archive at $ZZ_BOARDSPACE_DIR or ../shared/boardspace");
     } else {
         char mp[1024], err[512];
         snprintf(mp, sizeof mp, "%s/manifest.csv", dir);

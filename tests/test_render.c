@@ -589,7 +589,7 @@ START_TEST(heat_from_uct_search) {
     free(mv);
     free(vis);
 #else
-    fprintf(stderr, "test_render: SKIPPED heat_from_uct_search: src/mcts/uct.h is not in this tree\n");
+    th_skip("test_render", "heat_from_uct_search: src/mcts/uct.h is not in this tree");
 #endif
 }
 END_TEST
@@ -687,7 +687,7 @@ static bool have_tool(void) {
     const char *d = getenv("ZZ_TOOLDIR");
     snprintf(tool, sizeof tool, "%s/render", d && *d ? d : "tools");
     if (access(tool, X_OK) == 0) return true;
-    fprintf(stderr, "test_render: SKIPPED tool tests: %s is not built\n", tool);
+    th_skip("test_render", "tool tests: %s is not built", tool);
     return false;
 }
 
@@ -772,8 +772,7 @@ END_TEST
 START_TEST(archive_games_render) {
     const char *dir = archive_dir();
     if (!dir) {
-        fprintf(stderr, "test_render: SKIPPED archive_games_render: no archive at $ZZ_BOARDSPACE_DIR or "
-                        "../shared/boardspace\n");
+        th_skip("test_render", "archive_games_render: no archive at $ZZ_BOARDSPACE_DIR or ../shared/boardspace");
         return;
     }
     const char *sub[] = { "sgf/37", "sgf/48", "sgf/61", "sgf/48-handicap", "sgf/xx-custom" };

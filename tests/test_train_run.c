@@ -225,7 +225,7 @@ START_TEST(training_beats_untrained) {
     ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.steps, c.max_steps);
     if (SANITIZED) {
-        fprintf(stderr, "test_train_run: sanitizer build: the strength check is skipped (too slow)\n");
+        th_skip("test_train_run", "sanitizer build: the strength check (too slow under a sanitizer)");
     } else {
         char g0[400], last[400];
         snprintf(g0, sizeof g0, "%s/gen-0000.ckpt", dir);

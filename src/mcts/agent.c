@@ -26,6 +26,9 @@ struct mcts_agent {
     mcts_puct_config pcfg;
     char weights[512];             /* as the spec names them ("default": the shipped network) */
     int ev_board;                  /* the board ev was resolved for ("default" weights), or -1 */
+    double game_ms;                /* time budget per game (0: none): spread over the moves */
+    double game_used_ms;           /* spent in this game so far */
+    int game_moves;                /* moves chosen in this game */
     double mix;                    /* leaf values blended with random rollouts (0: none) */
     int mix_rollouts;
     int reuse;                     /* keep the subtree of the move played */
@@ -52,7 +55,8 @@ static int parse_options(mcts_agent *a, char *opts, char *err, size_t errlen) {
         bool u = a->kind == AG_UCT, p = a->kind == AG_PUCT;
         if (!strcmp(k, "threads") && v >= 1 && v <= 256) a->ucfg.threads = a->pcfg.threads = (int)v;
         else if (!strcmp(k, "seed")) a->seed = (uint64_t)v;
-        else if (!strcmp(k, "time") && v >= 0) a->time_ms = v;
+        else if (!strcmp(k, "time") && v >= 0 && v <= 3.6e6) a->time_ms = v;
+        else if (!strcmp(k, "game") && v >= 0 && v <= 3.6e7) a->game_ms = v;
         else if (!strcmp(k, "reuse")) a->pcfg.reuse = a->reuse = (int)v;
         else if (!strcmp(k, "win")) a->ucfg.root_win_check = a->pcfg.root_win_check = (int)v;
         else if (!strcmp(k, "c") && v >= 0) { a->ucfg.c_uct = v; a->pcfg.c_puct = v; }
@@ -244,6 +248,8 @@ void mcts_agent_set_budget(mcts_agent *a, uint64_t sims, double time_ms) {
 
 int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *err, size_t errlen) {
     uint64_t s = mcts_seed(seed ^ (a->seed * 0x9E3779B97F4A7C15ULL));
+    a->game_used_ms = 0;
+    a->game_moves = 0;
     a->rng = s;
     a->pos = *start;
     a->have_pos = true;
@@ -285,10 +291,22 @@ static void sync_root(mcts_agent *a, const zz_pos *p) {
     if (a->puct) mcts_puct_set_root(a->puct, p);
 }
 
+/* This move's time: the per-move time, capped with a game budget by an even share of what is
+ * left over the moves still expected (at least 5: a 37-ring game takes about 20 decisions a side). */
+double mcts_move_time_ms(double per_move_ms, double game_ms, double used_ms, int moves_made) {
+    if (game_ms <= 0) return per_move_ms;
+    double left = game_ms - used_ms;
+    int expect = 20 - moves_made > 5 ? 20 - moves_made : 5;
+    double share = left / expect;
+    if (share < 1) share = 1;
+    return per_move_ms > 0 && per_move_ms < share ? per_move_ms : share;
+}
+
 int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, size_t errlen) {
     double t0 = mcts_now_s();
     *m = ZZ_MOVE_NONE;
     if (zz_over(p)) { snprintf(err, errlen, "the game is over"); return -1; }
+    double tms = mcts_move_time_ms(a->time_ms, a->game_ms, a->game_used_ms, a->game_moves);
     switch (a->kind) {
     case AG_RANDOM:
         *m = zz_random_move(p, &a->rng);
@@ -296,21 +314,21 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     case AG_UCT: {
         sync_root(a, p);
         mcts_search_stats st;
-        *m = mcts_uct_choose(a->uct, a->time_ms > 0 ? 0 : a->budget, a->time_ms, &st);
+        *m = mcts_uct_choose(a->uct, tms > 0 ? 0 : a->budget, tms, &st);
         a->stats.sims += st.iterations;
         break;
     }
     case AG_PUCT: {
         sync_root(a, p);
         mcts_think th;
-        if (mcts_puct_think(a->puct, a->time_ms > 0 ? 0 : (int)a->budget, a->time_ms, &th, err, errlen) != 0) return -1;
+        if (mcts_puct_think(a->puct, tms > 0 ? 0 : (int)a->budget, tms, &th, err, errlen) != 0) return -1;
         *m = th.move;
         a->stats.sims += th.stats.iterations;
         break;
     }
     case AG_CMD: {
         char line[512], cmd[64];
-        if (a->time_ms > 0) snprintf(cmd, sizeof cmd, "bestmove time %.0f", a->time_ms);
+        if (tms > 0) snprintf(cmd, sizeof cmd, "bestmove time %.0f", tms);
         else snprintf(cmd, sizeof cmd, "bestmove");
         if (mcts_proc_send(&a->proc, cmd) != 0) { snprintf(err, errlen, "%s: cannot write to the program", a->program); return -1; }
         bool got = false;
@@ -335,8 +353,11 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     }
     }
     if (!*m || !zz_is_legal(p, *m)) { snprintf(err, errlen, "%s chose no legal move", a->name); return -1; }
+    double dt = mcts_now_s() - t0;
     a->stats.moves++;
-    a->stats.seconds += mcts_now_s() - t0;
+    a->stats.seconds += dt;
+    a->game_used_ms += 1000 * dt;
+    a->game_moves++;
     return 0;
 }
 

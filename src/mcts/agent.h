@@ -7,7 +7,8 @@
  *                              shipped network for the game's board (mcts_default_weights)
  *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md)
  *
- * Options (comma-separated after the budget): threads=N seed=S time=MS reuse=0|1 win=0|1;
+ * Options (comma-separated after the budget): threads=N seed=S time=MS game=MS reuse=0|1 win=0|1
+ * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, vl=,
  * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1).
@@ -22,6 +23,11 @@
 
 typedef struct mcts_agent mcts_agent;
 
+/* The shipped player: the shipped network searching 1 s per move (the settings the strength
+ * ladder in weights/README.md measured), and the player when no network is shipped. */
+#define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
+#define MCTS_FALLBACK_PLAYER "uct:20000"
+
 /* The shipped network of a board: $ZZ_WEIGHTS_DIR/zertzN.ckpt, else weights/zertzN.ckpt in the
  * working directory, else beside the running program (its folder's ../weights).  0 with the path,
  * or -1 (path then names where it was expected). */
@@ -32,6 +38,11 @@ typedef struct mcts_agent_stats {
     double seconds;           /* time spent choosing them */
     uint64_t sims;            /* simulations (UCT iterations / PUCT playouts) */
 } mcts_agent_stats;
+
+/* The time for the next move with a per-game budget game_ms (0: none) of which used_ms is
+ * spent over moves_made moves: an even share of what is left over the moves still expected,
+ * capped by per_move_ms when > 0; at least 1 ms. */
+double mcts_move_time_ms(double per_move_ms, double game_ms, double used_ms, int moves_made);
 
 /* Parse spec and build the agent (a cmd agent's program is started now).  threads_default
  * applies when the spec names no threads.  NULL with a message on a bad spec. */
