@@ -61,6 +61,17 @@ START_TEST(elo_estimate) {
     ck_assert(isinf(e.elo) && e.elo > 0);
     e = mcts_elo_estimate(0, 0, 0);
     ck_assert(e.score == 0 && e.elo == 0);
+    /* the finite estimate: 10-0 is scored 10.5/11 -> +528.9, and its interval holds it */
+    e = mcts_elo_finite(10, 0, 0);
+    ck_assert(fabs(e.elo - 528.9) < 0.1 && e.score == 1);
+    ck_assert(e.lo < e.elo && e.hi >= e.elo && isfinite(e.lo) && isfinite(e.hi));
+    ck_assert(fabs(e.hi - e.elo) < 1e-9);                 /* 100%: the upper end is the prior's edge */
+    e = mcts_elo_finite(0, 10, 0);
+    ck_assert(fabs(e.elo + 528.9) < 0.1 && e.lo <= e.elo && e.elo < e.hi);
+    e = mcts_elo_finite(5, 5, 0);                         /* an even score: exactly 0, not -0 */
+    ck_assert(e.elo == 0 && !signbit(e.elo) && e.lo < 0 && e.hi > 0);
+    e = mcts_elo_finite(30, 10, 0);                       /* 30.5/41 = 0.7439 -> +185.2 */
+    ck_assert(fabs(e.elo - 185.24) < 0.01 && e.lo < e.elo && e.elo < e.hi);
 }
 END_TEST
 

@@ -183,6 +183,80 @@ START_TEST(init_from_weights) {
 }
 END_TEST
 
+/* Options that conflict with the run stop before anything is written; a damaged best.ckpt is
+ * found at the start; logs written after the checkpoint (a kill) are trimmed on resume. */
+START_TEST(run_checks_options_and_trims_logs) {
+    fresh_dir("opts");
+    tr_run_config c;
+    tiny(&c);
+    tr_run_result r;
+    char err[512], p[400];
+    c.require_run = 1;                                      /* --resume with no run: refused */
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "holds no run") != NULL, "%s", err);
+    c.fresh = 1;                                            /* --resume --fresh */
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "contradict") != NULL, "%s", err);
+    c.require_run = 0;
+    c.fresh = 0;
+    snprintf(c.pretrain, sizeof c.pretrain, "%s/no-such-archive", dir);   /* a bad --pretrain: nothing made */
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "--pretrain") != NULL, "%s", err);
+    snprintf(p, sizeof p, "%s/run.state", dir);
+    ck_assert_int_eq(access(p, F_OK), -1);
+    c.pretrain[0] = 0;
+
+    c.max_steps = 20;                                       /* a run of 2 generations */
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    c.arch_given = 1;                                       /* resumed with another architecture */
+    c.blocks = 3;
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "1 x 8") != NULL, "%s", err);
+    c.arch_given = 0;
+    c.blocks = 1;
+
+    /* a kill after the checkpoint: rows beyond step 20 / generation 2 in the logs */
+    snprintf(p, sizeof p, "%s/train.csv", dir);
+    FILE *f = fopen(p, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "999.0,35,1,1,1,1,1,1,1,1,0.02,3\n");
+    fclose(f);
+    snprintf(p, sizeof p, "%s/elo.csv", dir);
+    f = fopen(p, "a");
+    fprintf(f, "3,30,best,10,5,5,0,0.5,0.0,-100.0,100.0,5.0\n");
+    fclose(f);
+    c.max_steps = 21;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    char line[512];
+    snprintf(p, sizeof p, "%s/train.csv", dir);
+    f = fopen(p, "r");
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (rows++ == 0) continue;
+        double sec, steps;
+        ck_assert_int_eq(sscanf(line, "%lf,%lf", &sec, &steps), 2);
+        ck_assert_msg(steps <= 21 && sec < 999, "a row after the checkpoint survived: %s", line);
+    }
+    fclose(f);
+    snprintf(p, sizeof p, "%s/elo.csv", dir);
+    f = fopen(p, "r");
+    while (fgets(line, sizeof line, f)) ck_assert_msg(line[0] != '3', "%s", line);
+    fclose(f);
+
+    snprintf(p, sizeof p, "%s/best.ckpt", dir);             /* a damaged best.ckpt: said at once */
+    f = fopen(p, "r+b");
+    fseek(f, 100, SEEK_SET);
+    fputc(0x77, f);
+    fputc(0x78, f);
+    fclose(f);
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "best.ckpt") != NULL && strstr(err, "cp ") != NULL, "%s", err);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static int wins_vs_random(const char *ckpt, int games) {
     char spec[400], err[256];
     snprintf(spec, sizeof spec, "puct:%s:%d", ckpt, getenv("ZZ_TEST_SIMS") ? atoi(getenv("ZZ_TEST_SIMS")) : 8);
@@ -251,6 +325,7 @@ int main(int argc, char **argv) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, stop_and_resume);
     tcase_add_test(tc, init_from_weights);
+    tcase_add_test(tc, run_checks_options_and_trims_logs);
     tcase_add_test(tc, training_beats_untrained);
     suite_add_tcase(s, tc);
     return th_run(s);

@@ -35,7 +35,7 @@ static void usage(FILE *f) {
             "  --eval-games N       games per evaluation match (default 10)\n"
             "  --minutes X          stop after X minutes, saving everything\n"
             "  --steps N            stop at N SGD steps in total\n"
-            "  --resume             resume the run in --out (the default)\n"
+            "  --resume             resume the run in --out, which must hold one (resuming is the default)\n"
             "  --fresh              start over, deleting the run in --out\n"
             "  --seed N             random seed (default 1)\n"
             "  --quiet              no status line\n"
@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
         double x;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         if (!strcmp(a, "--fresh")) { c.fresh = 1; continue; }
-        if (!strcmp(a, "--resume")) { c.resume = 1; continue; }
+        if (!strcmp(a, "--resume")) { c.resume = 1; c.require_run = 1; continue; }
         if (!strcmp(a, "--quiet")) { c.quiet = 1; continue; }
         if (!v) { usage(stderr); return fail(a, "unknown option or missing value"); }
         i++;
@@ -111,8 +111,8 @@ int main(int argc, char **argv) {
         OPT_NUM("--rollout-mix", 0, 1, c.rollout_mix = x)
         OPT_NUM("--q-target", 0, 1, c.sp.q_target = x)
         OPT_NUM("--teacher", 0, 1e8, c.sp.teacher_iters = (int)x)
-        OPT_NUM("--blocks", 1, 40, c.blocks = (int)x)
-        OPT_NUM("--channels", 4, 512, c.channels = (int)x)
+        OPT_NUM("--blocks", 1, 40, { c.blocks = (int)x; c.arch_given = 1; })
+        OPT_NUM("--channels", 4, 512, { c.channels = (int)x; c.arch_given = 1; })
         OPT_NUM("--sims", 2, 100000, sims = (int)x)
         OPT_NUM("--games-in-flight", 1, 100000, c.sp.games_in_flight = (int)x)
         OPT_NUM("--threads", 1, 256, c.sp.threads = (int)x)

@@ -270,3 +270,20 @@ mcts_elo mcts_elo_estimate(int wins, int losses, int draws) {
     if (s >= 1) e.lo = e.hi = INFINITY;
     return e;
 }
+
+mcts_elo mcts_elo_finite(int wins, int losses, int draws) {
+    mcts_elo e = { 0, 0, 0, 0 };
+    int n = wins + losses + draws;
+    if (n == 0) return e;
+    double s = (wins + 0.5 * draws + 0.5) / (n + 1.0);
+    double se = sqrt(s * (1 - s) / (n + 1.0)), edge = 0.5 / (n + 1.0);
+    double lo = s - 1.96 * se, hi = s + 1.96 * se;
+    if (lo < edge) lo = edge;
+    if (hi > 1 - edge) hi = 1 - edge;
+    e.score = (wins + 0.5 * draws) / n;
+    e.elo = elo_of(s);
+    e.lo = elo_of(lo);
+    e.hi = elo_of(hi);
+    if (e.elo == 0) e.elo = 0;            /* never -0 */
+    return e;
+}

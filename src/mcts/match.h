@@ -66,5 +66,10 @@ typedef struct mcts_elo {
 
 /* Elo difference from a score, with a 95% interval from the per-game variance of the score. */
 mcts_elo mcts_elo_estimate(int wins, int losses, int draws);
+/* The same, finite at 0% and 100%: the score with half a game added to each side's count (a small
+ * prior towards equality), s = (wins + draws/2 + 1/2) / (games + 1), and its interval from
+ * sqrt(s(1-s)/(games+1)) kept within the scores that prior allows, so lo <= elo <= hi always.
+ * The training run's one formula (printed, logged and plotted). */
+mcts_elo mcts_elo_finite(int wins, int losses, int draws);
 
 #endif

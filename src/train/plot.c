@@ -6,11 +6,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void tr_history_free(tr_history *h) {
     free(h->x); free(h->a); free(h->b); free(h->gx); free(h->gy);
-    h->x = h->a = h->b = h->gx = h->gy = NULL;
-    h->n = h->cap = h->gn = h->gcap = 0;
+    for (int k = 0; k < h->nanchors; k++) {
+        tr_anchor *a = &h->anchor[k];
+        free(a->x); free(a->y); free(a->lo); free(a->hi);
+    }
+    memset(h, 0, sizeof *h);
 }
 
 static int grow(double **p, int cap) {
@@ -39,6 +43,25 @@ int tr_history_rating(tr_history *h, double generation, double rating) {
     }
     h->gx[h->gn] = generation; h->gy[h->gn] = rating;
     h->gn++;
+    return 0;
+}
+
+int tr_history_anchor(tr_history *h, double generation, const char *name, double elo, double lo, double hi) {
+    int k = 0;
+    while (k < h->nanchors && strcmp(h->anchor[k].name, name)) k++;
+    if (k == h->nanchors) {
+        if (k == TR_MAX_ANCHORS) return 0;
+        snprintf(h->anchor[k].name, sizeof h->anchor[k].name, "%s", name);
+        h->nanchors++;
+    }
+    tr_anchor *a = &h->anchor[k];
+    if (a->n == a->cap) {
+        int nc = a->cap ? 2 * a->cap : 64;
+        if (grow(&a->x, nc) || grow(&a->y, nc) || grow(&a->lo, nc) || grow(&a->hi, nc)) return -1;
+        a->cap = nc;
+    }
+    a->x[a->n] = generation; a->y[a->n] = elo; a->lo[a->n] = lo; a->hi[a->n] = hi;
+    a->n++;
     return 0;
 }
 
@@ -99,38 +122,74 @@ static void curve(rd_canvas *c, const panel *p, const double *x, const double *y
     rd_path_free(&path);
 }
 
+/* A loss panel: one curve against SGD steps on its own y axis (from 0). */
+static void loss_panel(rd_canvas *c, const tr_history *h, const double *y, float y0, float y1, const char *title,
+                       rd_rgb col, const rd_font *f) {
+    panel p = { 70, y0, 870, y1, 0, 1, 0, 1, 1, 1 };
+    range(h->x, h->n, &p.lo_x, &p.hi_x);
+    double lo, hi;
+    range(y, h->n, &lo, &hi);
+    p.lo_y = fmin(0, lo);
+    p.hi_y = hi * 1.05;
+    nice_axis(&p.lo_x, &p.hi_x, &p.step_x, 6, 1);           /* SGD steps: whole numbers */
+    nice_axis(&p.lo_y, &p.hi_y, &p.step_y, 4, 0);
+    frame(c, &p, title, f);
+    curve(c, &p, h->x, y, h->n, col, false);
+}
+
 int tr_plot_write(const tr_history *h, const char *path, const char *title, char *err, size_t errlen) {
     rd_canvas c;
-    if (rd_canvas_init(&c, 900, 640, rd_hex(0xFFFFFF)) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (rd_canvas_init(&c, 900, 900, rd_hex(0xFFFFFF)) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
     rd_font f = { 11, false, RD_ALIGN_LEFT };
     rd_font big = { 15, true, RD_ALIGN_LEFT };
     rd_text(&c, &big, 20, 28, rd_hex(0x101010), title);
     rd_rgb blue = rd_hex(0x2B6CB0), red = rd_hex(0xC53030), green = rd_hex(0x2F855A);
+    static const unsigned anchor_col[TR_MAX_ANCHORS] = { 0xB7791F, 0x6B46C1, 0x2C7A7B, 0x718096 };
 
-    panel p1 = { 70, 70, 870, 320, 0, 1, 0, 1, 1, 1 };
-    range(h->x, h->n, &p1.lo_x, &p1.hi_x);
-    double lo1, hi1, lo2, hi2;
-    range(h->a, h->n, &lo1, &hi1);
-    range(h->b, h->n, &lo2, &hi2);
-    p1.lo_y = fmin(0, fmin(lo1, lo2)); p1.hi_y = fmax(hi1, hi2) * 1.05;
-    nice_axis(&p1.lo_x, &p1.hi_x, &p1.step_x, 6, 1);        /* SGD steps: whole numbers */
-    nice_axis(&p1.lo_y, &p1.hi_y, &p1.step_y, 4, 0);
-    frame(&c, &p1, "losses against SGD steps", &f);
-    curve(&c, &p1, h->x, h->a, h->n, blue, false);
-    curve(&c, &p1, h->x, h->b, h->n, red, false);
-    rd_fill_rect(&c, 700, 56, 712, 62, blue, 1); rd_text(&c, &f, 716, 63, blue, "policy");
-    rd_fill_rect(&c, 780, 56, 792, 62, red, 1); rd_text(&c, &f, 796, 63, red, "value");
+    loss_panel(&c, h, h->a, 70, 230, "policy loss against SGD steps", blue, &f);
+    loss_panel(&c, h, h->b, 290, 450, "value loss (MSE) against SGD steps", red, &f);
 
-    panel p2 = { 70, 390, 870, 590, 0, 1, 0, 1, 1, 1 };
+    /* ratings: the self-play chain and the fixed opponents with 95% error bars, one Elo axis */
+    panel p2 = { 70, 520, 870, 840, 0, 1, 0, 1, 1, 1 };
     range(h->gx, h->gn, &p2.lo_x, &p2.hi_x);
     range(h->gy, h->gn, &p2.lo_y, &p2.hi_y);
+    for (int k = 0; k < h->nanchors; k++) {
+        const tr_anchor *a = &h->anchor[k];
+        double lo, hi;
+        range(a->x, a->n, &lo, &hi);
+        if (a->n) { p2.lo_x = fmin(p2.lo_x, lo); p2.hi_x = fmax(p2.hi_x, hi); }
+        range(a->lo, a->n, &lo, &hi);
+        if (a->n) p2.lo_y = fmin(p2.lo_y, lo);
+        range(a->hi, a->n, &lo, &hi);
+        if (a->n) p2.hi_y = fmax(p2.hi_y, hi);
+    }
     p2.lo_y -= 20; p2.hi_y += 20;
     nice_axis(&p2.lo_x, &p2.hi_x, &p2.step_x, 6, 1);        /* generations: whole numbers */
     nice_axis(&p2.lo_y, &p2.hi_y, &p2.step_y, 4, 0);
-    frame(&c, &p2, "Elo rating of each generation (generation 0 = 0)", &f);
+    frame(&c, &p2, "Elo: self-play rating (generation 0 = 0) and against fixed opponents, 95% bars", &f);
     curve(&c, &p2, h->gx, h->gy, h->gn, green, true);
+    float lx = 500;
+    rd_fill_rect(&c, lx, 498, lx + 12, 504, green, 1);
+    rd_text(&c, &f, lx + 16, 505, green, "self-play");
+    lx += 80;
+    for (int k = 0; k < h->nanchors; k++) {
+        const tr_anchor *a = &h->anchor[k];
+        rd_rgb col = rd_hex(anchor_col[k]);
+        for (int i = 0; i < a->n; i++) {
+            float x = px(&p2, a->x[i]);
+            rd_line(&c, x, py(&p2, a->lo[i]), x, py(&p2, a->hi[i]), 1.0f, col, 1);
+            rd_line(&c, x - 3, py(&p2, a->lo[i]), x + 3, py(&p2, a->lo[i]), 1.0f, col, 1);
+            rd_line(&c, x - 3, py(&p2, a->hi[i]), x + 3, py(&p2, a->hi[i]), 1.0f, col, 1);
+        }
+        curve(&c, &p2, a->x, a->y, a->n, col, true);
+        char lab[48];
+        snprintf(lab, sizeof lab, "vs %s", a->name);
+        rd_fill_rect(&c, lx, 498, lx + 12, 504, col, 1);
+        rd_text(&c, &f, lx + 16, 505, col, lab);
+        lx += 90;
+    }
     rd_font fc = f; fc.align = RD_ALIGN_CENTER;
-    rd_text(&c, &fc, 470, 628, rd_hex(0x606060), "generation");
+    rd_text(&c, &fc, 470, 885, rd_hex(0x606060), "generation");
     int rc = rd_png_write(&c, path, err, errlen);
     rd_canvas_free(&c);
     return rc;

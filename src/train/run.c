@@ -12,6 +12,7 @@
 #include "train/runstate.h"
 #include "train/trainer.h"
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,34 @@ static void gen_path(char *buf, size_t len, const char *dir, int gen) {
     snprintf(buf, len, "%.512s/gen-%04d.ckpt", dir, gen);
 }
 
+/* After a kill, the logs may run ahead of the checkpoint the run resumes from: keep only the rows
+ * of train.csv up to `steps` (column 2) and of elo.csv up to `generation` (column 1), rewriting
+ * the file atomically when anything goes.  0, or -1 with a message. */
+static int trim_log(const char *dir, const char *name, int column, double limit, char *err, size_t errlen) {
+    char p[1100], line[1024];
+    path_in(p, sizeof p, dir, name);
+    FILE *f = fopen(p, "r");
+    if (!f) return 0;
+    char *keep = NULL;
+    size_t klen = 0;
+    FILE *k = open_memstream(&keep, &klen);
+    if (!k) { fclose(f); snprintf(err, errlen, "out of memory"); return -1; }
+    int dropped = 0, row = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *c = line;
+        for (int i = 1; i < column && c; i++) { c = strchr(c, ','); if (c) c++; }
+        double v = c ? strtod(c, NULL) : 0;
+        if (row++ > 0 && c && v > limit) { dropped++; continue; }      /* row 0: the header */
+        fputs(line, k);
+    }
+    fclose(f);
+    fclose(k);
+    int rc = 0;
+    if (dropped > 0) rc = tr_write_file_atomic(p, keep, klen, err, errlen);
+    free(keep);
+    return rc;
+}
+
 /* Rebuild the plot history from the logs of earlier sessions. */
 static void load_history(tr_history *h, const char *dir) {
     char p[1100];
@@ -92,17 +121,18 @@ static void load_history(tr_history *h, const char *dir) {
     if (f) fclose(f);
     path_in(p, sizeof p, dir, "elo.csv");
     f = fopen(p, "r");
+    tr_history_rating(h, 0, 0);                 /* generation 0 is the origin of the ratings */
     while (f && fgets(line, sizeof line, f)) {
         int gen;
         long steps;
         char opp[256];
-        double rating;
-        if (sscanf(line, "%d,%ld,%255[^,],%*d,%*d,%*d,%*d,%*f,%*f,%*f,%*f,%lf", &gen, &steps, opp, &rating) == 4 &&
-            !strcmp(opp, "best"))
-            tr_history_rating(h, gen, rating);
+        double elo, lo, hi, rating;
+        if (sscanf(line, "%d,%ld,%255[^,],%*d,%*d,%*d,%*d,%*f,%lf,%lf,%lf,%lf", &gen, &steps, opp, &elo, &lo, &hi, &rating) != 7)
+            continue;
+        if (!strcmp(opp, "best")) tr_history_rating(h, gen, rating);
+        else tr_history_anchor(h, gen, opp, elo, lo, hi);
     }
     if (f) fclose(f);
-    if (h->gn == 0) tr_history_rating(h, 0, 0);
 }
 
 typedef struct {
@@ -112,14 +142,8 @@ typedef struct {
     FILE *csv, *elo;
 } run_ctx;
 
-static double clamp_elo(double e) { return isfinite(e) ? e : (e > 0 ? 800 : -800); }
-
-/* An Elo difference that stays finite at 0 % and 100 %: the score with half a game added to
- * each side's count (a small prior towards equality). */
-static double finite_elo(int wins, int losses, int draws) {
-    double s = (wins + 0.5 * draws + 0.5) / (wins + losses + draws + 1.0);
-    return -400.0 * log10(1.0 / s - 1.0);
-}
+/* Elo as printed: a finite number, never "-0". */
+static double shown_elo(double e) { return e == 0 ? 0.0 : e; }
 
 /* Play one evaluation match of generation `gen` (file cand) against spec opp. */
 static int eval_match(run_ctx *x, const char *cand, const char *opp_spec, const char *opp_name, int gen,
@@ -139,19 +163,18 @@ static int eval_match(run_ctx *x, const char *cand, const char *opp_spec, const 
     mc.ply_cap = c->sp.ply_cap;
     mcts_match_result r;
     if (mcts_match_run(&mc, &r, err, errlen) != 0) return -1;
-    *elo = mcts_elo_estimate(r.wins, r.losses, r.draws);
-    double fe = finite_elo(r.wins, r.losses, r.draws);
-    double rating = !strcmp(opp_name, "best") ? x->st.best_rating + fe : NAN;
-    if (!isfinite(elo->elo)) elo->elo = fe;
+    *elo = mcts_elo_finite(r.wins, r.losses, r.draws);      /* the one formula: log, plot, status */
+    double rating = !strcmp(opp_name, "best") ? x->st.best_rating + elo->elo : NAN;
     if (x->elo) {
         fprintf(x->elo, "%d,%ld,%s,%d,%d,%d,%d,%.3f,%.1f,%.1f,%.1f,%.1f\n", gen, x->st.steps, opp_name, r.games, r.wins,
-                r.losses, r.draws, elo->score, clamp_elo(elo->elo), clamp_elo(elo->lo), clamp_elo(elo->hi),
+                r.losses, r.draws, elo->score, shown_elo(elo->elo), shown_elo(elo->lo), shown_elo(elo->hi),
                 isfinite(rating) ? rating : 0.0);
         fflush(x->elo);
     }
+    if (strcmp(opp_name, "best")) tr_history_anchor(&x->hist, gen, opp_name, elo->elo, elo->lo, elo->hi);
     if (!c->quiet)
         printf("\n  eval gen %d vs %-10s %2d-%2d-%2d  score %.2f  Elo %+.0f [%+.0f, %+.0f]%s", gen, opp_name, r.wins,
-               r.losses, r.draws, elo->score, clamp_elo(elo->elo), clamp_elo(elo->lo), clamp_elo(elo->hi),
+               r.losses, r.draws, elo->score, shown_elo(elo->elo), shown_elo(elo->lo), shown_elo(elo->hi),
                r.errors ? "  (agent errors!)" : "");
     return 0;
 }
@@ -164,7 +187,7 @@ static int evaluate(run_ctx *x, nn_model *m, char *err, size_t errlen) {
     mcts_elo e;
     snprintf(spec, sizeof spec, "puct:%s:%d,temp=1,tempplies=4", best, c->eval_sims);
     if (eval_match(x, cand, spec, "best", x->st.generation, &e, err, errlen) != 0) return -1;
-    double rating = x->st.best_rating + clamp_elo(e.elo);
+    double rating = x->st.best_rating + e.elo;
     tr_history_rating(&x->hist, x->st.generation, rating);
     if (e.score > 0.55) {
         if (nn_checkpoint_save(best, m, x->st.steps, false, err, errlen) != 0) return -1;
@@ -202,11 +225,33 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     memset(&x, 0, sizeof x);
     x.c = c;
     char p[1100], why[512];
-    if (tr_mkdirs(c->out, why, sizeof why) != 0) { snprintf(err, errlen, "%s: %s", c->out, why); return -1; }
     char statep[1100], latest[1100];
     path_in(statep, sizeof statep, c->out, "run.state");
     path_in(latest, sizeof latest, c->out, "latest.ckpt");
     bool have = file_exists(statep) || file_exists(latest);
+    /* everything the options ask for is checked before anything is written */
+    if (c->require_run && c->fresh) {
+        snprintf(err, errlen, "--resume and --fresh contradict each other");
+        return -1;
+    }
+    if (c->require_run && !have) {
+        snprintf(err, errlen, "--resume: %s holds no run (run.state, latest.ckpt): check --out", c->out);
+        return -1;
+    }
+    if (c->pretrain[0] && !file_exists(c->pretrain)) {
+        snprintf(err, errlen, "--pretrain %s: %s", c->pretrain, strerror(errno));
+        return -1;
+    }
+    if (have && !c->fresh && c->pretrain[0]) {
+        snprintf(err, errlen, "--pretrain applies to a fresh run, and %s holds one: resume without --pretrain, or add --fresh",
+                 c->out);
+        return -1;
+    }
+    if (c->init[0] && c->arch_given) {
+        snprintf(err, errlen, "--init takes the architecture of its weights: drop --blocks/--channels");
+        return -1;
+    }
+    if (tr_mkdirs(c->out, why, sizeof why) != 0) { snprintf(err, errlen, "%s: %s", c->out, why); return -1; }
     if (have && c->fresh) { remove_run(c->out); have = false; }
     if (have && c->init[0]) {
         snprintf(err, errlen, "--init starts a fresh run, but %s holds one: add --fresh (which deletes it) or use another --out",
@@ -231,7 +276,31 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             snprintf(err, errlen, "resume: %s is a run on another board (use --fresh or another --out)", c->out);
             return -1;
         }
+        if (c->arch_given && (m->cfg.blocks != c->blocks || m->cfg.channels != c->channels)) {
+            snprintf(err, errlen, "resume: %s is a run of a %d x %d network, not %d x %d: drop --blocks/--channels, "
+                     "or start over with --fresh (or another --out)", c->out, m->cfg.blocks, m->cfg.channels, c->blocks, c->channels);
+            nn_model_free(m);
+            return -1;
+        }
+        char best[1100];                                /* every file the run will need, checked now */
+        path_in(best, sizeof best, c->out, "best.ckpt");
+        nn_model *bm = nn_checkpoint_load(best, NN_F32, NULL, why, sizeof why);
+        if (!bm || !nn_config_same_arch(&bm->cfg, &m->cfg)) {
+            snprintf(err, errlen, "resume: %s: %s: replace it with the latest weights (cp %s %s) or start over with --fresh",
+                     best, bm ? "another architecture than the run's" : why, latest, best);
+            nn_model_free(bm);
+            nn_model_free(m);
+            return -1;
+        }
+        nn_model_free(bm);
         if (step != x.st.steps) x.st.steps = step;      /* the checkpoint is the truth for steps */
+        /* logs written after that checkpoint (a kill) go: time and steps never run backwards */
+        if (trim_log(c->out, "train.csv", 2, (double)x.st.steps, why, sizeof why) != 0 ||
+            trim_log(c->out, "elo.csv", 1, (double)x.st.generation, why, sizeof why) != 0) {
+            nn_model_free(m);
+            snprintf(err, errlen, "resume: %s", why);
+            return -1;
+        }
         res->resumed = 1;
     } else {
         if (c->init[0]) {       /* a fresh run from given weights: their architecture, no momenta */
@@ -283,6 +352,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     }
 
     int rc = -1;
+    bool remove_after = false;
     double t0 = mcts_now_s(), sec0 = x.st.seconds;
     tr_replay rb;
     memset(&rb, 0, sizeof rb);
@@ -303,6 +373,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         tr_pretrain_stats ps;
         if (tr_pretrain_load(c->pretrain, c->pretrain_games, &rb, &ps, why, sizeof why) != 0) {
             snprintf(err, errlen, "--pretrain: %s", why);
+            remove_after = true;                /* leave no half-made run behind */
             goto out;
         }
         if (!c->quiet)
@@ -340,6 +411,10 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     x.st.samples = rb.total;
     t0 = mcts_now_s();
     double last_flush = t0, last_status = t0, last_plot = t0, last_csv = t0;
+    /* a terminal gets a live status line; a log file one plain line every 30 s at most */
+    bool tty = isatty(1);
+    double t_first_step = 0;
+    double status_every = tty ? c->status_every : fmax(c->status_every, 30.0);
     long long evals_prev = 0, moves_prev = 0, calls_prev = 0, csv_moves = 0, csv_evals = 0, csv_calls = 0;
     double pl_sum = 0, vl_sum = 0;
     int loss_n = 0;
@@ -394,6 +469,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         if (can) {
             nn_loss_parts lp;
             if (tr_trainer_step(&tr, &rb, &lp, NULL, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); goto out; }
+            if (t_first_step == 0) t_first_step = mcts_now_s();
             x.st.steps++;
             x.st.trained += c->batch;
             pl_sum += lp.policy; vl_sum += lp.value; loss_n++;
@@ -437,24 +513,26 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         }
 
         t = mcts_now_s();
-        if (t - last_status >= c->status_every || t - last_csv >= 10.0) {
+        if (t - last_status >= status_every || t - last_csv >= 10.0) {
             long long ev_now = tr_live_eval_count(ev), calls_now = tr_live_eval_calls(ev);
             tr_selfplay_stats ss;
             tr_selfplay_stats_get(sp, &ss);
             long to_eval = c->eval_every > 0 && c->gen_steps > 0
                                ? (long)c->gen_steps * c->eval_every - x.st.steps % ((long)c->gen_steps * c->eval_every) : -1;
-            double step_rate = (double)(x.st.steps - steps0) / (t - t0);
+            /* the step rate since this session's first step (filling the buffer is not training) */
+            double step_rate = t_first_step > 0 && t > t_first_step ? (double)(x.st.steps - steps0) / (t - t_first_step) : 0;
             char eta[32], el[32];
             fmt_time(eta, sizeof eta, to_eval >= 0 && step_rate > 0 ? to_eval / step_rate : -1);
             fmt_time(el, sizeof el, sec0 + t - t0);
-            if (!c->quiet && t - last_status >= c->status_every) {
+            if (!c->quiet && t - last_status >= status_every) {
                 double dt = t - last_status;
                 double pps = (double)(ss.moves - moves_prev) / dt, eps = (double)(ev_now - evals_prev) / dt;
                 double fill = calls_now > calls_prev ? (double)(ev_now - evals_prev) / (double)(calls_now - calls_prev) : 0;
-                printf("\r%s%s games %lld  pos/s %.0f  evals/s %.0f  batch %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s   %s",
-                       el, ready ? (held ? " (self-play waits for training)" : "") : " (filling the buffer)", x.st.games,
-                       pps, eps, fill, x.st.steps, isnan(pl_ema) ? 0.0 : pl_ema, isnan(vl_ema) ? 0.0 : vl_ema,
-                       rb.count, x.st.generation, eta, isatty(1) ? "" : "\n");
+                /* "eval fill": positions per evaluator call (not the training batch) */
+                printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
+                       tty ? "\r" : "", el, ready ? (held ? " (self-play waits for training)" : "") : " (filling the buffer)",
+                       x.st.games, pps, eps, fill, x.st.steps, isnan(pl_ema) ? 0.0 : pl_ema, isnan(vl_ema) ? 0.0 : vl_ema,
+                       rb.count, x.st.generation, eta, tty ? "   " : "\n");
                 fflush(stdout);
                 evals_prev = ev_now; calls_prev = calls_now; moves_prev = ss.moves;
                 last_status = t;
@@ -514,6 +592,11 @@ out:
         }
         path_in(p, sizeof p, c->out, "progress.png");
         if (x.hist.n || x.hist.gn) tr_plot_write(&x.hist, p, "zertz training", why, sizeof why);
+    }
+    if (remove_after) {
+        if (rb_open) tr_replay_close(&rb, why, sizeof why);
+        rb_open = false;
+        remove_run(c->out);
     }
     res->steps = x.st.steps;
     res->games = x.st.games;

@@ -42,6 +42,8 @@ typedef struct {
     long long max_games;       /* stop after this many games in this session (0: no limit) */
     int fresh;                 /* start over even when OUTDIR has a run */
     int resume;                /* resume a run found in OUTDIR (else refuse to touch it) */
+    int require_run;           /* --resume was asked for: OUTDIR must hold a run */
+    int arch_given;            /* blocks/channels were asked for: a resumed run must have them */
     int quiet;                 /* no status line */
     double status_every;       /* seconds between status lines */
     uint64_t seed;
