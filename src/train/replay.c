@@ -86,7 +86,8 @@ static void chunk_path(const tr_replay *r, uint32_t id, char *out, size_t n) {
     snprintf(out, n, "%s/chunk-%08u.zzr", r->dir, id);
 }
 
-/* Decode one chunk file into the window. */
+/* Decode one chunk file into the window.  0; -2 when the file's content is damaged (magic,
+ * checksum, truncation, a bad sample); -1 for anything else (I/O, memory, board, version). */
 static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first, bool into_window,
                       int skip, char *err, size_t errlen) {
     char path[600];
@@ -97,10 +98,10 @@ static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first
     int rc = -1;
     rbuf b = { data, len, 0, false };
     const unsigned char *magic = take(&b, 8);
-    if (!magic || memcmp(magic, MAGIC, 8) != 0) { snprintf(err, errlen, "%s: not a replay chunk (bad magic)", path); goto out; }
-    if (len < 8 + 4 + 4 + 4 + 8 + 4) { snprintf(err, errlen, "%s: truncated", path); goto out; }
+    if (!magic || memcmp(magic, MAGIC, 8) != 0) { snprintf(err, errlen, "%s: not a replay chunk (bad magic)", path); rc = -2; goto out; }
+    if (len < 8 + 4 + 4 + 4 + 8 + 4) { snprintf(err, errlen, "%s: truncated", path); rc = -2; goto out; }
     uint32_t crc_file = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 | (uint32_t)data[len - 2] << 16 | (uint32_t)data[len - 1] << 24;
-    if (nn_crc32(0, data, len - 4) != crc_file) { snprintf(err, errlen, "%s: damaged (checksum mismatch)", path); goto out; }
+    if (nn_crc32(0, data, len - 4) != crc_file) { snprintf(err, errlen, "%s: damaged (checksum mismatch)", path); rc = -2; goto out; }
     b.n = len - 4;
     uint32_t version = get_u32(&b), board = get_u32(&b), n = get_u32(&b);
     *first = (long long)get_u64(&b);
@@ -129,7 +130,7 @@ static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first
         s.nvisits = (uint16_t)get_u16(&b);
         if (b.bad) break;
         const char *why = zz_pos_validate(&s.pos);
-        if (why || s.pos.to_move > 1 || !(s.z >= -1 && s.z <= 1)) { snprintf(err, errlen, "%s: sample %u: %s", path, i, why ? why : "bad value"); goto out; }
+        if (why || s.pos.to_move > 1 || !(s.z >= -1 && s.z <= 1)) { snprintf(err, errlen, "%s: sample %u: %s", path, i, why ? why : "bad value"); rc = -2; goto out; }
         if ((int)i < skip || !into_window) { take(&b, (size_t)s.nvisits * 8); continue; }
         s.visits = malloc(sizeof *s.visits * (s.nvisits ? s.nvisits : 1));
         if (!s.visits) { snprintf(err, errlen, "out of memory"); goto out; }
@@ -137,7 +138,7 @@ static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first
         if (b.bad) { tr_sample_clear(&s); break; }
         push_window(r, &s);
     }
-    if (b.bad || b.at != b.n) { snprintf(err, errlen, "%s: truncated or malformed", path); goto out; }
+    if (b.bad || b.at != b.n) { snprintf(err, errlen, "%s: truncated or malformed", path); rc = -2; goto out; }
     rc = 0;
 out:
     free(data);
@@ -193,11 +194,25 @@ int tr_replay_open(tr_replay *r, const char *dir, zz_board_kind board, int capac
     /* newest chunks first, to know which ones the window needs */
     int need = capacity, first_needed = nids;
     long long last_first = 0;
+    bool have_last = false;
     for (int i = nids - 1; i >= 0 && need > 0; i--) {
         int n;
         long long first;
-        if (load_chunk(r, ids[i], &n, &first, false, 0, err, errlen) < 0) { free(ids); return -1; }
-        if (i == nids - 1) last_first = first + n;
+        int rc = load_chunk(r, ids[i], &n, &first, false, 0, err, errlen);
+        if (rc == -2) {             /* damaged: set it aside, lose only its samples */
+            char from[600], to[620];
+            chunk_path(r, ids[i], from, sizeof from);
+            snprintf(to, sizeof to, "%s.damaged", from);
+            if (rename(from, to) != 0) { free(ids); return -1; }
+            fprintf(stderr, "zertz: replay: warning: %s; set aside as %s, its samples are lost\n", err, to);
+            r->set_aside++;
+            memmove(ids + i, ids + i + 1, sizeof *ids * (size_t)(nids - i - 1));
+            nids--;
+            if (first_needed > i) first_needed--;     /* the later entries moved down by one */
+            continue;
+        }
+        if (rc < 0) { free(ids); return -1; }
+        if (!have_last) { last_first = first + n; have_last = true; }
         need -= n;
         first_needed = i;
     }

@@ -40,10 +40,13 @@ typedef struct {
     int npending, cap_pending;
     struct { uint32_t id; int n; } *chunks;   /* chunk files on disk, oldest first */
     int nchunks, cap_chunks;
+    int set_aside;        /* damaged chunks renamed *.damaged by tr_replay_open (with a warning) */
 } tr_replay;
 
-/* Open (creating DIR when needed) and load the newest chunks until the window is full.
- * Returns 0, or -1 with a message (a damaged chunk, a chunk of another board, I/O errors). */
+/* Open (creating DIR when needed) and load the newest chunks until the window is full.  A damaged
+ * chunk (checksum, truncation, bad content) is renamed CHUNK.damaged with a warning on stderr and
+ * skipped: only its samples are lost (counted in set_aside).  Returns 0, or -1 with a message (a
+ * chunk of another board or version, I/O errors). */
 int tr_replay_open(tr_replay *r, const char *dir, zz_board_kind board, int capacity, char *err, size_t errlen);
 /* Add samples (copied) to the window; they reach the disk at the next tr_replay_flush. */
 int tr_replay_add(tr_replay *r, const tr_sample *s, int n, char *err, size_t errlen);
