@@ -19,6 +19,27 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -g -Isrc $(EXTRA_CFLAGS)
 LDLIBS  := -lm -lpthread
 BUILD   ?= build
 
+# ---- the Debian packages the build needs ------------------------------------------------------
+# On a fresh Debian machine `make train` / `make test` must work as the first command: missing
+# packages are installed here when running as root (apt-get update first), else the command to
+# run is printed and make stops.  Checked before the detection below, which sees what was
+# installed.  Skipped where there is no dpkg (not Debian) and for `make clean`.
+DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+  DEB_MISSING := $(strip $(shell command -v dpkg >/dev/null 2>&1 && for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done))
+  ifneq ($(DEB_MISSING),)
+    ifeq ($(shell id -u),0)
+      $(info zertz build: installing the missing Debian packages: $(DEB_MISSING) (apt-get as root, about a minute))
+      DEB_OK := $(shell DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_MISSING) >/dev/null 2>&1 && echo ok)
+      ifneq ($(DEB_OK),ok)
+        $(error zertz build: apt-get could not install $(DEB_MISSING); try: apt-get update && apt-get install -y $(DEB_MISSING))
+      endif
+    else
+      $(error zertz build: missing Debian packages: $(DEB_MISSING). Install them with: sudo apt-get update && sudo apt-get install -y $(DEB_MISSING))
+    endif
+  endif
+endif
+
 # ---- detection -------------------------------------------------------------------------------
 OPENMP_OK := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(OPENMP_OK),yes)
@@ -71,6 +92,7 @@ LIB       := $(BUILD)/libzertz.a
 
 .PHONY: all info test bench bench-gpu lab train strength test-asan test-tsan clean
 all: info $(LIB) $(TOOLS)
+
 
 info:
 	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(CUDA_OK),yes ($(NVCC)),no: GPU backend left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
