@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -76,6 +77,40 @@ void th_skip(const char *suite, const char *fmt, ...) {
         fprintf(f, "%s: %s\n", suite, msg);
         fclose(f);
     }
+}
+
+/* The contents of a file into buf (NUL-terminated, cut to n - 1 bytes); the file is removed. */
+static void slurp_and_remove(const char *path, char *buf, size_t n) {
+    if (buf && n) buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f && buf && n) {
+        size_t k = fread(buf, 1, n - 1, f);
+        buf[k] = 0;
+    }
+    if (f) fclose(f);
+    remove(path);
+}
+
+int th_run_tool(const char *suite, const char *tool, const char *args, int timeout_s, char *out, size_t outlen,
+                char *err, size_t errlen) {
+    const char *dir = getenv("ZZ_TOOLDIR");
+    char prog[600], cmd[4096], outf[64], errf[64];
+    snprintf(prog, sizeof prog, "%s/%s", dir && *dir ? dir : "tools", tool);
+    if (access(prog, X_OK) != 0) {
+        th_skip(suite, "%s is not built: its command-line checks did not run", prog);
+        return -1;
+    }
+    snprintf(outf, sizeof outf, "/tmp/zz-tool-out-XXXXXX");
+    snprintf(errf, sizeof errf, "/tmp/zz-tool-err-XXXXXX");
+    int fo = mkstemp(outf), fe = mkstemp(errf);
+    ck_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    snprintf(cmd, sizeof cmd, "timeout %d %s %s </dev/null >%s 2>%s", timeout_s, prog, args, outf, errf);
+    int st = system(cmd);
+    slurp_and_remove(outf, out, outlen);
+    slurp_and_remove(errf, err, errlen);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 static int run_suite(Suite *s, bool fork) {

@@ -36,6 +36,13 @@ void th_perturb_model(nn_model *m, uint64_t *rng);
  * file $ZZ_SKIP_LOG (when set: `make test` collects them into its summary). */
 void th_skip(const char *suite, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Run the tool $ZZ_TOOLDIR/<tool> (default tools/<tool>) with args (shell words), stdin from
+ * /dev/null, killed after timeout_s seconds; returns its exit status (124 when it was killed),
+ * with its stdout and stderr in out and err (either may be NULL).  -1 when the tool is not built
+ * (after a th_skip line for suite). */
+int th_run_tool(const char *suite, const char *tool, const char *args, int timeout_s, char *out, size_t outlen,
+                char *err, size_t errlen);
+
 /* Run a suite with Check's runner and return the process exit status.  Under ThreadSanitizer
  * OpenMP is pinned to one thread: libgomp is not instrumented, so its barriers would be
  * reported as races (our parallel loops write disjoint outputs by construction). */

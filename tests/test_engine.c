@@ -1,6 +1,9 @@
 /* test_engine.c — the engine protocol: a scripted session through the protocol handler on
  * in-memory streams (every command, errors that leave the state alone, single jumps as moves,
- * whole turns, a complete game), and the real binary ($ZZ_TOOLDIR/engine) over pipes. */
+ * whole turns, a complete game), and the real binary ($ZZ_TOOLDIR/engine) over pipes; and the
+ * command line of every tool but train and strength (tools/cli.h): -h and --help print usage and
+ * exit 0, an unknown option or a numeric value out of range (or not a number) is refused with
+ * "zertz: TOOL: OPTION: WHY" on one line and exit status 2, before anything runs. */
 #include "helpers.h"
 #include "mcts/proc.h"
 #include "mcts/protocol.h"
@@ -294,6 +297,76 @@ START_TEST(engine_binary_over_pipes) {
 }
 END_TEST
 
+static const char *const TOOLS[] = { "arena", "engine", "replay", "render", "nn_dump",
+                                      "bench_game", "bench_mcts", "bench_nn", "bench_train" };
+
+/* err is one line starting with prefix. */
+static void one_line_from(const char *what, const char *err, const char *prefix) {
+    ck_assert_msg(!strncmp(err, prefix, strlen(prefix)), "%s: expected '%s...', got: %s", what, prefix, err);
+    const char *nl = strchr(err, '\n');
+    ck_assert_msg(nl && nl[1] == 0, "%s: not one line: %s", what, err);
+}
+
+START_TEST(tools_help_and_unknown_options) {
+    char out[16384], err[4096], what[128];
+    for (unsigned t = 0; t < sizeof TOOLS / sizeof *TOOLS; t++) {
+        const char *help[] = { "-h", "--help" };
+        for (int k = 0; k < 2; k++) {
+            int st = th_run_tool("test_engine", TOOLS[t], help[k], 60, out, sizeof out, err, sizeof err);
+            if (st < 0) continue;
+            ck_assert_msg(st == 0, "%s %s: status %d: %s", TOOLS[t], help[k], st, err);
+            ck_assert_msg(!strncmp(out, "usage: ", 7), "%s %s printed: %.200s", TOOLS[t], help[k], out);
+        }
+        int st = th_run_tool("test_engine", TOOLS[t], "--no-such-option", 60, out, sizeof out, err, sizeof err);
+        if (st < 0) continue;
+        snprintf(what, sizeof what, "%s --no-such-option", TOOLS[t]);
+        ck_assert_msg(st == 2, "%s: status %d", what, st);
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "zertz: %s: --no-such-option: unknown option", TOOLS[t]);
+        one_line_from(what, err, prefix);
+    }
+}
+END_TEST
+
+START_TEST(tools_numeric_options_in_range) {
+    static const struct { const char *tool, *args, *option; } bad[] = {
+        { "engine", "--threads 0", "--threads" }, { "engine", "--threads 99999999999999999999", "--threads" },
+        { "engine", "--threads 2x", "--threads" }, { "engine", "--threads", "--threads" },
+        { "engine", "--seed -1", "--seed" }, { "engine", "--seed 18446744073709551616", "--seed" },
+        { "engine", "--seed 1.5", "--seed" }, { "engine", "--agent uct:99999999999999999999", "--agent" },
+        { "engine", "--agent uct:10,threads=1000", "--agent" }, { "engine", "--agent puct:uniform:10,temp=-1", "--agent" },
+        { "bench_mcts", "--iters 0", "--iters" }, { "bench_mcts", "--iters 99999999999999999999", "--iters" },
+        { "bench_mcts", "--sims -1", "--sims" }, { "bench_mcts", "--sims x", "--sims" },
+        { "bench_nn", "--board 40", "--board" }, { "bench_nn", "--blocks 65", "--blocks" },
+        { "bench_nn", "--channels 0", "--channels" }, { "bench_nn", "--channels 99999999999999999999", "--channels" },
+        { "bench_nn", "--seconds nan", "--seconds" }, { "bench_nn", "--seconds -1", "--seconds" },
+        { "bench_train", "--seconds 0", "--seconds" }, { "bench_train", "--seconds 1e400", "--seconds" },
+        { "bench_train", "--seconds x", "--seconds" },
+        { "nn_dump", "--board 37 --n 0 --out /dev/null", "--n" },
+        { "nn_dump", "--board 37 --n 99999999999999999999 --out /dev/null", "--n" },
+        { "nn_dump", "--board 37 --n 1 --seed -1 --out /dev/null", "--seed" },
+        { "nn_dump", "--board 40 --n 1 --out /dev/null", "--board" },
+        { "nn_dump", "--board 37 --channels 2000 --n 1 --out /dev/null", "--channels" },
+        { "render", "-m Wd4,g1 --size 5 -o /dev/null", "--size" },
+        { "render", "-m Wd4,g1 --seed 99999999999999999999 -o /dev/null", "--seed" },
+        { "render", "-m Wd4,g1 --threads 0 -o /dev/null", "--threads" },
+        { "render", "-m Wd4,g1 --heatmap 0 -o /dev/null", "--heatmap" },
+        { "render", "-m Wd4,g1 --cols 999 -o /dev/null", "--cols" },
+        { "render", "-m Wd4,g1 --turn -1 -o /dev/null", "--turn" },
+        { "render", "-m Wd4,g1 --rings 40 -o /dev/null", "--rings" },
+    };
+    char out[4096], err[4096], what[160], prefix[96];
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int st = th_run_tool("test_engine", bad[i].tool, bad[i].args, 60, out, sizeof out, err, sizeof err);
+        if (st < 0) continue;
+        snprintf(what, sizeof what, "%s %s", bad[i].tool, bad[i].args);
+        ck_assert_msg(st == 2, "%s: status %d: %s", what, st, err);
+        snprintf(prefix, sizeof prefix, "zertz: %s: %s: ", bad[i].tool, bad[i].option);
+        one_line_from(what, err, prefix);
+    }
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("engine");
     TCase *t = tcase_create("protocol");
@@ -303,6 +376,8 @@ static Suite *suite(void) {
     tcase_add_test(t, protocol_full_game);
     tcase_add_test(t, protocol_run_over_streams);
     tcase_add_test(t, engine_binary_over_pipes);
+    tcase_add_test(t, tools_help_and_unknown_options);
+    tcase_add_test(t, tools_numeric_options_in_range);
     suite_add_tcase(s, t);
     return s;
 }

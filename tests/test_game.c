@@ -1,12 +1,18 @@
 /* test_game.c — unit tests of the rules (every edge case of RULES.md §5 on built positions),
  * move generation and random moves, notation round trips and errors, symmetry, hashing, the SGF
- * writer/reader round trip, and deterministic mutation fuzzing of the SGF and notation parsers. */
+ * writer/reader round trip, deterministic mutation fuzzing of the SGF and notation parsers, and
+ * tools/replay's messages (records that fail and a missing manifest: "zertz: replay: ...", with
+ * the manifest's full path and the system's reason). */
+#include "game/manifest.h"
 #include "game/sgf.h"
 #include "game/symmetry.h"
 #include "helpers.h"
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static zz_move moves_buf[ZZ_MAX_MOVES];
 
@@ -546,6 +552,54 @@ START_TEST(sgf_bad_input) {
 }
 END_TEST
 
+/* A missing manifest names its full path and why it cannot be opened; replay's errors go to
+ * stderr as "zertz: replay: ..." (they used to be "ERROR ..." lines on stdout, and "manifest.csv:
+ * cannot open" with neither the folder nor the reason). */
+START_TEST(replay_tool_messages) {
+    zz_manifest man;
+    char err[512];
+    ck_assert_int_lt(zz_manifest_load("/nonexistent/dir/manifest.csv", &man, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "/nonexistent/dir/manifest.csv") && strstr(err, "No such file or directory"), "%s", err);
+    char dir[] = "/tmp/zz-replay-XXXXXX", sub[128], path[160], args[600], out[4096], e[4096], prefix[1400];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/sgf", dir);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    snprintf(path, sizeof path, "%s/bad.sgf", sub);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("not a record\n", f);
+    fclose(f);
+    /* a record that fails */
+    int st = th_run_tool("test_game", "replay", path, 60, out, sizeof out, e, sizeof e);
+    if (st >= 0) {
+        ck_assert_int_eq(st, 1);
+        snprintf(prefix, sizeof prefix, "zertz: replay: %s: line 1: not an SGF file", path);
+        ck_assert_msg(!strncmp(e, prefix, strlen(prefix)), "%s", e);
+        ck_assert_msg(!strstr(out, "ERROR"), "%s", out);
+        /* --check: the manifest beside sgf/ is missing */
+        snprintf(args, sizeof args, "--check %s", path);
+        ck_assert_int_eq(th_run_tool("test_game", "replay", args, 60, out, sizeof out, e, sizeof e), 2);
+        snprintf(prefix, sizeof prefix, "zertz: replay: --check: %s/manifest.csv: cannot open: No such file or directory", dir);
+        ck_assert_msg(!strncmp(e, prefix, strlen(prefix)), "%s", e);
+        /* a relative manifest: named with the current folder */
+        snprintf(args, sizeof args, "--check zz-no-such-manifest.csv %s", path);
+        ck_assert_int_eq(th_run_tool("test_game", "replay", args, 60, out, sizeof out, e, sizeof e), 2);
+        char cwd[1024];
+        ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+        snprintf(prefix, sizeof prefix, "%s/zz-no-such-manifest.csv: cannot open: ", cwd);
+        ck_assert_msg(strstr(e, prefix), "%s", e);
+        /* usage */
+        ck_assert_int_eq(th_run_tool("test_game", "replay", "", 60, out, sizeof out, e, sizeof e), 2);
+        ck_assert_msg(!strncmp(e, "zertz: replay: ", 15), "%s", e);
+        ck_assert_int_eq(th_run_tool("test_game", "replay", "/nonexistent/dir", 60, out, sizeof out, e, sizeof e), 2);
+        ck_assert_msg(!strncmp(e, "zertz: replay: /nonexistent/dir: ", 33), "%s", e);
+    }
+    remove(path);
+    rmdir(sub);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(fuzz_parsers) {
     /* deterministic mutation fuzzing: every mutant parses or fails with a message, never crashes */
     uint64_t rng = 31337;
@@ -625,6 +679,7 @@ static Suite *game_suite(void) {
     tcase_add_test(t, hash_distinguishes_positions);
     tcase_add_test(t, sgf_write_read_roundtrip);
     tcase_add_test(t, sgf_bad_input);
+    tcase_add_test(t, replay_tool_messages);
     tcase_add_test(t, fuzz_parsers);
     suite_add_tcase(s, t);
     return s;

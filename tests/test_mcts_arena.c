@@ -1,6 +1,8 @@
-/* test_mcts_arena.c — agents and matches: spec parsing and its errors, the Elo estimate,
- * reproducible matches (same seed, any number of parallel games: same games), SGF records that
- * read back, and the cmd: agent driving our own engine binary ($ZZ_TOOLDIR/engine). */
+/* test_mcts_arena.c — agents and matches: spec parsing and its errors (every count and option
+ * refused out of range), the Elo estimate, reproducible matches (same seed, any number of parallel
+ * games: same games), SGF records that read back, the cmd: agent driving our own engine binary
+ * ($ZZ_TOOLDIR/engine) and stopping programs that do not answer in time ($ZZ_CMD_TIMEOUT_MS), and
+ * tools/arena's command line (ranges, usage errors, --help, --cmd-timeout). */
 #include "game/sgf.h"
 #include "helpers.h"
 #include "mcts/match.h"
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 START_TEST(agent_specs) {
@@ -45,6 +48,52 @@ START_TEST(agent_specs) {
     }
     ck_assert_ptr_null(mcts_agent_new("puct:weights/x.ckpt:100", 1, err, sizeof err));
     ck_assert_msg(strstr(err, "weights/x.ckpt") != NULL, "%s", err);
+}
+END_TEST
+
+/* Counts and options out of range, not numbers, or fractions of whole-number options are refused
+ * (never wrapped: uct:99999999999999999999 used to be 2^64-1 iterations, a search for ever), by
+ * mcts_agent_new and by mcts_agent_check_spec alike; the message names the option and its range. */
+START_TEST(agent_spec_ranges) {
+    char err[256];
+    const struct { const char *spec, *says; } bad[] = {
+        { "uct:99999999999999999999", "1 to 1000000000000" }, { "uct:1000000000001", "uct:ITERS" },
+        { "uct:18446744073709551616", "uct:ITERS" }, { "puct:uniform:3000000000", "1 to 2000000000" },
+        { "puct:uniform:99999999999999999999", "puct:WEIGHTS:SIMS" }, { "uct:10,threads=999", "threads" },
+        { "uct:10,threads=0", "1 to 256" }, { "uct:10,threads=2.5", "whole number" }, { "uct:10,seed=-1", "seed" },
+        { "uct:10,seed=1e300", "seed" }, { "uct:10,time=inf", "time" }, { "uct:10,time=nan", "time" },
+        { "uct:10,time=-5", "time" }, { "uct:10,game=1e99", "game" }, { "uct:10,c=-1", "option c" },
+        { "uct:10,win=2", "win" }, { "uct:10,reuse=-1", "reuse" }, { "uct:10,vl=0", "vl" },
+        { "uct:10,pwc=0", "pwc" }, { "uct:10,pwa=2", "pwa" }, { "uct:10,fpu=1e308", "fpu" },
+        { "puct:uniform:10,batch=99999999999", "batch" }, { "puct:uniform:10,inflight=0", "inflight" },
+        { "puct:uniform:10,fast=1e10", "fast" }, { "puct:uniform:10,tempplies=-1", "tempplies" },
+        { "puct:uniform:10,maxchildren=1e9", "maxchildren" }, { "puct:uniform:10,alpha=0", "alpha" },
+        { "puct:uniform:10,rollouts=5000", "rollouts" }, { "puct:uniform:10,noise=3", "noise" },
+        { "puct:rollout:99999999999999:10", "rollout:K" }, { "puct:rollout:0:10", "rollout:K" },
+        { "puct:rollout:x:10", "rollout:K" }, { "uct:10,pwc", "key=value" }, { "uct:10,batch=4", "unknown option" },
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        ck_assert_msg(mcts_agent_new(bad[i].spec, 1, err, sizeof err) == NULL, "'%s' was accepted", bad[i].spec);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "'%s': %s", bad[i].spec, err);
+        err[0] = 0;
+        ck_assert_msg(mcts_agent_check_spec(bad[i].spec, err, sizeof err) != 0, "'%s' passed the check", bad[i].spec);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "'%s': %s", bad[i].spec, err);
+    }
+    const char *good[] = { "random", "uct:1000000000000", "puct:uniform:2000000000,time=5", "uct:1,seed=123,threads=256",
+                           "puct:rollout:1000:5,rollouts=1000,mix=1", "cmd:/nonexistent/engine" };
+    for (unsigned i = 0; i < sizeof good / sizeof *good; i++)
+        ck_assert_msg(mcts_agent_check_spec(good[i], err, sizeof err) == 0, "%s: %s", good[i], err);
+    /* the largest budgets are accepted and a time limit still ends the move */
+    mcts_agent *a = mcts_agent_new("puct:uniform:2000000000,time=30", 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    zz_move m;
+    ck_assert_int_eq(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert(zz_is_legal(&p, m));
+    mcts_agent_free(a);
 }
 END_TEST
 
@@ -148,6 +197,125 @@ START_TEST(cmd_agent_plays_our_engine) {
     char err[256];
     ck_assert_ptr_null(mcts_agent_new("cmd:/bin/true", 1, err, sizeof err));
     ck_assert(strstr(err, "closed") != NULL);
+}
+END_TEST
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A cmd: program that does not answer is stopped after $ZZ_CMD_TIMEOUT_MS, with a clear error,
+ * at the handshake (/bin/cat echoes "info" and never says ok) and at bestmove (a script that
+ * answers everything else); after that the agent fails at once.  A program that exits is reported
+ * with its status.  A bad ZZ_CMD_TIMEOUT_MS is refused. */
+START_TEST(cmd_agent_times_out) {
+    signal(SIGPIPE, SIG_IGN);
+    char err[512];
+    setenv("ZZ_CMD_TIMEOUT_MS", "300", 1);
+    double t0 = now_s();
+    ck_assert_ptr_null(mcts_agent_new("cmd:/bin/cat", 1, err, sizeof err));
+    double dt = now_s() - t0;
+    ck_assert_msg(dt > 0.25 && dt < 5, "%.2f s", dt);
+    ck_assert_msg(strstr(err, "/bin/cat") && strstr(err, "no answer within 300 ms") && strstr(err, "ZZ_CMD_TIMEOUT_MS"),
+                  "%s", err);
+    /* the same in a match: refused before any game, within seconds */
+    mcts_match_config c;
+    memset(&c, 0, sizeof c);
+    c.spec[0] = "cmd:/bin/cat";
+    c.spec[1] = "random";
+    c.games = 2;
+    c.parallel = 1;
+    c.board = ZZ_B37;
+    mcts_match_result r;
+    t0 = now_s();
+    ck_assert_int_ne(mcts_match_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(now_s() - t0 < 5, "%.2f s", now_s() - t0);
+    ck_assert_msg(strstr(err, "no answer"), "%s", err);
+    /* silent at bestmove: the game is lost after the timeout, and the program is stopped */
+    mcts_agent *a = mcts_agent_new("cmd:while read l; do case \"$l\" in bestmove*) ;; *) echo ok;; esac; done", 1, err,
+                                   sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    zz_move m;
+    ck_assert_msg(mcts_agent_newgame(a, &p, 1, err, sizeof err) == 0, "%s", err);
+    t0 = now_s();
+    ck_assert_int_ne(mcts_agent_choose(a, &p, &m, err, sizeof err), 0);
+    dt = now_s() - t0;
+    ck_assert_msg(dt > 0.25 && dt < 5, "%.2f s", dt);
+    ck_assert_msg(strstr(err, "no answer within 300 ms"), "%s", err);
+    t0 = now_s();
+    ck_assert_int_ne(mcts_agent_newgame(a, &p, 2, err, sizeof err), 0);
+    ck_assert_msg(now_s() - t0 < 0.2 && strstr(err, "not running"), "%s", err);
+    mcts_agent_free(a);
+    /* a program that exits: its status is reported */
+    ck_assert_ptr_null(mcts_agent_new("cmd:exit 3", 1, err, sizeof err));
+    ck_assert_msg(strstr(err, "closed its output") && strstr(err, "status 3"), "%s", err);
+    /* a line that never ends in "ok" (yes prints "y" for ever) is no answer either */
+    t0 = now_s();
+    ck_assert_ptr_null(mcts_agent_new("cmd:yes", 1, err, sizeof err));
+    ck_assert_msg(now_s() - t0 < 5 && strstr(err, "no answer"), "%s", err);
+    /* the limit itself is checked */
+    const char *bad[] = { "0", "-5", "abc", "99999999999999999999", "86400001", "10x" };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("ZZ_CMD_TIMEOUT_MS", bad[i], 1);
+        ck_assert_msg(mcts_agent_new("cmd:/bin/cat", 1, err, sizeof err) == NULL, "ZZ_CMD_TIMEOUT_MS=%s", bad[i]);
+        ck_assert_msg(strstr(err, "ZZ_CMD_TIMEOUT_MS"), "%s", err);
+        ck_assert_int_ne(mcts_agent_check_spec("cmd:/bin/cat", err, sizeof err), 0);
+    }
+    unsetenv("ZZ_CMD_TIMEOUT_MS");
+}
+END_TEST
+
+/* tools/arena: every numeric option refused out of range with "zertz: arena: OPTION: ..." and
+ * status 2, before anything runs; bad agents too; --help lists every option with its default;
+ * cmd:/bin/cat ends within seconds with --cmd-timeout. */
+START_TEST(arena_tool_command_line) {
+    char out[16384], err[2048];
+    const struct { const char *args, *starts; } bad[] = {
+        { "random random --games 0", "zertz: arena: --games: " },
+        { "random random --games 1000001", "zertz: arena: --games: " },
+        { "random random --games 99999999999999999999", "zertz: arena: --games: " },
+        { "random random --games x", "zertz: arena: --games: " },
+        { "random random --games", "zertz: arena: --games: needs a value" },
+        { "random random --parallel 0", "zertz: arena: --parallel: " },
+        { "random random --threads 257", "zertz: arena: --threads: " },
+        { "random random --seed -1", "zertz: arena: --seed: " },
+        { "random random --seed 18446744073709551616", "zertz: arena: --seed: " },
+        { "random random --ply-cap 65536", "zertz: arena: --ply-cap: " },
+        { "random random --rings 40", "zertz: arena: --rings: " },
+        { "random random --cmd-timeout 0", "zertz: arena: --cmd-timeout: " },
+        { "random random --cmd-timeout 1e3", "zertz: arena: --cmd-timeout: " },
+        { "random random --bogus", "zertz: arena: --bogus: unknown option" },
+        { "random", "zertz: arena: " },
+        { "random random random", "zertz: arena: random: " },
+        { "uct:99999999999999999999 random", "zertz: arena: uct:99999999999999999999: " },
+        { "random uct:10,threads=999", "zertz: arena: uct:10,threads=999: option threads: " },
+        { "random puct:uniform:10,eps=2", "zertz: arena: puct:uniform:10,eps=2: option eps: " },
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int st = th_run_tool("test_mcts_arena", "arena", bad[i].args, 20, out, sizeof out, err, sizeof err);
+        if (st < 0) return;
+        ck_assert_msg(st == 2, "arena %s: status %d, %s", bad[i].args, st, err);
+        ck_assert_msg(!strncmp(err, bad[i].starts, strlen(bad[i].starts)), "arena %s: %s", bad[i].args, err);
+        ck_assert_msg(!strchr(err, '\n') || strchr(err, '\n') == err + strlen(err) - 1, "arena %s: %s", bad[i].args, err);
+        ck_assert_msg(out[0] == 0, "arena %s started: %s", bad[i].args, out);
+    }
+    const char *help[] = { "-h", "--help" };
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(th_run_tool("test_mcts_arena", "arena", help[k], 20, out, sizeof out, err, sizeof err), 0);
+        const char *opts[] = { "--games", "--parallel", "--threads", "--seed", "--rings", "--sgf", "--ply-cap",
+                               "--cmd-timeout", "--quiet", "threads", "maxchildren", "rollouts", "ZZ_CMD_TIMEOUT_MS" };
+        for (unsigned i = 0; i < sizeof opts / sizeof *opts; i++) ck_assert_msg(strstr(out, opts[i]), "no %s in:\n%s", opts[i], out);
+        ck_assert_msg(strstr(out, "default 20") && strstr(out, "default 10000"), "%s", out);
+    }
+    double t0 = now_s();
+    int st = th_run_tool("test_mcts_arena", "arena", "cmd:/bin/cat random --games 2 --cmd-timeout 300", 30, out, sizeof out,
+                         err, sizeof err);
+    ck_assert_msg(st == 1 && now_s() - t0 < 10, "status %d after %.1f s: %s", st, now_s() - t0, err);
+    ck_assert_msg(strstr(err, "zertz: arena: ") && strstr(err, "no answer within 300 ms"), "%s", err);
 }
 END_TEST
 
@@ -359,6 +527,9 @@ static Suite *suite(void) {
     tcase_add_test(t, match_reproducible);
     tcase_add_test(t, match_writes_sgf);
     tcase_add_test(t, cmd_agent_plays_our_engine);
+    tcase_add_test(t, agent_spec_ranges);
+    tcase_add_test(t, cmd_agent_times_out);
+    tcase_add_test(t, arena_tool_command_line);
     tcase_add_test(t, match_openings_distinct_games);
     tcase_add_test(t, match_stops_early);
     tcase_add_test(t, mix_evaluator_blends_rollouts);

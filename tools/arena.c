@@ -1,11 +1,14 @@
 /* arena.c — play two agents against each other and report the score with an Elo estimate.
  *
  *   arena A B [--games N] [--parallel P] [--threads T] [--seed S] [--rings 37|48|61]
- *             [--sgf DIR] [--ply-cap N] [--quiet]
+ *             [--sgf DIR] [--ply-cap N] [--cmd-timeout MS] [--quiet]
  *
  * Agents: random | uct:ITERS[,opts] | puct:WEIGHTS:SIMS[,opts] | cmd:PROGRAM (src/mcts/agent.h).
  * Games alternate who starts; --parallel games run at once; every game is written as
- * Boardspace SGF into --sgf DIR.  With single-threaded agents a seed replays the same games. */
+ * Boardspace SGF into --sgf DIR.  With single-threaded agents a seed replays the same games.
+ * --cmd-timeout sets $ZZ_CMD_TIMEOUT_MS, the time a cmd: engine has for each answer.
+ * Bad usage: "zertz: arena: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "cli.h"
 #include "mcts/match.h"
 #include <math.h>
 #include <signal.h>
@@ -13,17 +16,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const TOOL = "arena";
+
 static void usage(FILE *f) {
-    fprintf(f, "usage: arena A B [--games N] [--parallel P] [--threads T] [--seed S] [--rings 37|48|61]\n"
-               "                 [--sgf DIR] [--ply-cap N] [--quiet]\n"
-               "agents: random | uct:ITERS[,opt=v..] | puct:WEIGHTS:SIMS[,opt=v..] | cmd:PROGRAM\n");
+    fprintf(f, "usage: arena A B [options]\n"
+               "Plays agent A against agent B (alternating who starts) and prints the score with an Elo\n"
+               "estimate and its 95%% interval.\n"
+               "options:\n"
+               "  --games N         games to play, 1..1000000 (default 20)\n"
+               "  --parallel P      games played at once, 1..1024 (default 2)\n"
+               "  --threads T       search threads per agent unless its spec says, 1..256 (default 1)\n"
+               "  --seed S          match seed, 0..2^64-1 (default 1): with one thread per agent, the\n"
+               "                    same seed replays the same games\n"
+               "  --rings R         board: 37, 48 or 61 rings (default 37)\n"
+               "  --sgf DIR         write every game as DIR/game-NNNN.sgf (default: none)\n"
+               "  --ply-cap N       a game reaching N plies is a draw, 0..65535 (default 0: no cap)\n"
+               "  --cmd-timeout MS  milliseconds a cmd: engine has for each answer, 1..%d (default\n"
+               "                    $%s, else %d; bestmove: plus the move's time); an\n"
+               "                    engine that does not answer in time is stopped and loses\n"
+               "  --quiet           no line per finished game on stderr\n"
+               "  -h, --help        this text\n",
+            MCTS_CMD_TIMEOUT_MAX_MS, MCTS_CMD_TIMEOUT_ENV, MCTS_CMD_TIMEOUT_DEFAULT_MS);
+    mcts_agent_help(f);
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi) return -1;
-    *out = v;
+/* One option at argv[*i] (its value, if any, after it).  1: taken; 0: not an option of ours;
+ * -1: a bad value (reported). */
+static int parse_option(int argc, char **argv, int *i, mcts_match_config *c) {
+    const char *a = argv[*i];
+    int rings;
+    long cap, ms;
+    if (!strcmp(a, "--quiet")) { c->progress = NULL; return 1; }
+    if (!strcmp(a, "--games")) return cli_int_opt(TOOL, argc, argv, i, 1, 1000000, &c->games) ? 1 : -1;
+    if (!strcmp(a, "--parallel")) return cli_int_opt(TOOL, argc, argv, i, 1, 1024, &c->parallel) ? 1 : -1;
+    if (!strcmp(a, "--threads")) return cli_int_opt(TOOL, argc, argv, i, 1, 256, &c->agent_threads) ? 1 : -1;
+    if (!strcmp(a, "--seed")) return cli_u64_opt(TOOL, argc, argv, i, UINT64_MAX, &c->seed) ? 1 : -1;
+    if (!strcmp(a, "--sgf")) return (c->sgf_dir = cli_value(TOOL, argc, argv, i)) ? 1 : -1;
+    if (!strcmp(a, "--ply-cap")) {
+        if (!cli_long_opt(TOOL, argc, argv, i, 0, 65535, &cap)) return -1;
+        c->ply_cap = (int)cap;
+        return 1;
+    }
+    if (!strcmp(a, "--rings")) {
+        if (!cli_rings_opt(TOOL, argc, argv, i, &rings)) return -1;
+        c->board = zz_board_for_rings(rings)->kind;
+        return 1;
+    }
+    if (!strcmp(a, "--cmd-timeout")) {
+        if (!cli_long_opt(TOOL, argc, argv, i, 1, MCTS_CMD_TIMEOUT_MAX_MS, &ms)) return -1;
+        setenv(MCTS_CMD_TIMEOUT_ENV, argv[*i], 1);      /* read by every cmd: agent the match builds */
+        return 1;
+    }
     return 0;
 }
 
@@ -45,33 +88,23 @@ int main(int argc, char **argv) {
     int nspec = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        long v;
-        bool has = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--quiet")) c.progress = NULL;
-        else if (!strcmp(a, "--games") && has && !parse_int(argv[i + 1], 1, 1000000, &v)) c.games = (int)v, i++;
-        else if (!strcmp(a, "--parallel") && has && !parse_int(argv[i + 1], 1, 1024, &v)) c.parallel = (int)v, i++;
-        else if (!strcmp(a, "--threads") && has && !parse_int(argv[i + 1], 1, 256, &v)) c.agent_threads = (int)v, i++;
-        else if (!strcmp(a, "--seed") && has && !parse_int(argv[i + 1], 0, 0x7fffffffffffffffL, &v)) c.seed = (uint64_t)v, i++;
-        else if (!strcmp(a, "--ply-cap") && has && !parse_int(argv[i + 1], 0, 65535, &v)) c.ply_cap = (int)v, i++;
-        else if (!strcmp(a, "--sgf") && has) c.sgf_dir = argv[++i];
-        else if (!strcmp(a, "--rings") && has && !parse_int(argv[i + 1], 37, 61, &v) && zz_board_for_rings((int)v))
-            c.board = zz_board_for_rings((int)v)->kind, i++;
-        else if (a[0] != '-' && nspec < 2) c.spec[nspec++] = a;
-        else {
-            fprintf(stderr, "zertz: arena: bad argument '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
+        if (cli_is_help(a)) { usage(stdout); return 0; }
+        int r = parse_option(argc, argv, &i, &c);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if (a[0] == '-' || nspec == 2) return cli_unknown(TOOL, a);
+        c.spec[nspec++] = a;
     }
-    if (nspec != 2) { usage(stderr); return 2; }
+    if (nspec != 2) return cli_bad(TOOL, "agents", "give two agents, A and B (see arena --help)");
+    char err[512];
+    for (int k = 0; k < 2; k++)
+        if (mcts_agent_check_spec(c.spec[k], err, sizeof err) != 0) return cli_bad(TOOL, c.spec[k], err);
     printf("arena: A = %s, B = %s: %d games on %d rings, %d at once, seed %llu\n", c.spec[0], c.spec[1], c.games,
            zz_board_get(c.board)->rings, c.parallel, (unsigned long long)c.seed);
     fflush(stdout);
     mcts_match_result r;
-    char err[512];
     if (mcts_match_run(&c, &r, err, sizeof err) != 0) {
-        fprintf(stderr, "zertz: arena: %s\n", err);
+        fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
         return 1;
     }
     mcts_elo e = mcts_elo_estimate(r.wins, r.losses, r.draws);

@@ -3,7 +3,12 @@
  *   legal-move generation and canonicalization in ns per position,
  *   replay of every SGF game in the Boardspace archive folder.
  * Reference figures (ENGINEERING.md §4): hiive's Rust engine 2,250 random games/s, canonicalization
- * 41 µs; targets: 50,000 games/s, canonicalization under 1 µs, archive replay in a few seconds. */
+ * 41 µs; targets: 50,000 games/s, canonicalization under 1 µs, archive replay in a few seconds.
+ *
+ *   bench_game [--quick] [--gpu] [ARCHIVE_DIR]
+ *
+ * Bad usage: "zertz: bench_game: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "cli.h"
 #include "game/sgf.h"
 #include "game/sgf_files.h"
 #include "game/symmetry.h"
@@ -33,15 +38,21 @@ static int sample_positions(zz_board_kind k, zz_pos *out, int n, uint64_t *rng) 
 }
 
 int main(int argc, char **argv) {
-    const char *archive = getenv("ZZ_BOARDSPACE_DIR");
+    const char *archive = getenv("ZZ_BOARDSPACE_DIR"), *given = NULL;
     double min_secs = 1.0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu")) { printf("bench_game: CPU only, nothing to do on the GPU\n"); return 0; }
         else if (!strcmp(argv[i], "--quick")) min_secs = 0.2;
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: bench_game [--quick] [ARCHIVE_DIR]\n(default archive: $ZZ_BOARDSPACE_DIR or ../shared/boardspace)\n");
+        else if (cli_is_help(argv[i])) {
+            printf("usage: bench_game [--quick] [--gpu] [ARCHIVE_DIR]\n"
+                   "Speed of the rules engine: random games, move generation, canonical forms, archive replay.\n"
+                   "  --quick       0.2 s per measure instead of 1 s\n"
+                   "  --gpu         nothing to do (CPU only)\n"
+                   "  ARCHIVE_DIR   the Boardspace archive (default: $ZZ_BOARDSPACE_DIR or ../shared/boardspace)\n"
+                   "  -h, --help    this text\n");
             return 0;
-        } else archive = argv[i];
+        } else if (argv[i][0] == '-' || given) return cli_unknown("bench_game", argv[i]);
+        else archive = given = argv[i];
     }
     if (!archive) archive = "../shared/boardspace";
     printf("bench_game (tools/bench_game%s), one thread\n", min_secs < 1 ? " --quick" : "");

@@ -4,7 +4,9 @@
  *   bench_mcts [--iters N] [--sims N] [--quick]
  *
  * Each figure is the best of a few runs (fresh tree each), to shave off noise from a shared
- * machine.  Prints a table and the command that produced it. */
+ * machine.  Prints a table and the command that produced it.
+ * Bad usage: "zertz: bench_mcts: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "cli.h"
 #include "mcts/puct.h"
 #include "mcts/queue.h"
 #include "mcts/uct.h"
@@ -132,12 +134,28 @@ static double bench_queue_single(long n) {      /* push + pop on one thread: the
 int main(int argc, char **argv) {
     uint64_t iters = 100000, sims = 5000;
     int reps = 3;
+    long v;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--sims") && i + 1 < argc) sims = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--quick")) { iters = 20000; sims = 1000; reps = 1; }
-        else if (!strcmp(argv[i], "--gpu")) { printf("bench_mcts: no GPU part (search is CPU code)\n"); return 0; }
-        else { fprintf(stderr, "usage: bench_mcts [--iters N] [--sims N] [--quick]\n"); return 2; }
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            printf("usage: bench_mcts [--iters N] [--sims N] [--quick] [--gpu]\n"
+                   "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
+                   "evaluator), the lock-free queue's throughput; best of 3 runs.\n"
+                   "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
+                   "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
+                   "  --quick       one run of 20000 iterations and 1000 simulations\n"
+                   "  --gpu         nothing to do (search is CPU code)\n"
+                   "  -h, --help    this text\n");
+            return 0;
+        } else if (!strcmp(a, "--iters")) {
+            if (!cli_long_opt("bench_mcts", argc, argv, &i, 1, 100000000, &v)) return 2;
+            iters = (uint64_t)v;
+        } else if (!strcmp(a, "--sims")) {
+            if (!cli_long_opt("bench_mcts", argc, argv, &i, 1, 10000000, &v)) return 2;
+            sims = (uint64_t)v;
+        } else if (!strcmp(a, "--quick")) { iters = 20000; sims = 1000; reps = 1; }
+        else if (!strcmp(a, "--gpu")) { printf("bench_mcts: no GPU part (search is CPU code)\n"); return 0; }
+        else return cli_unknown("bench_mcts", a);
     }
     printf("bench_mcts: search speed, 37-ring opening (best of %d runs, fresh tree each)\n", reps);
     printf("command: bench_mcts --iters %llu --sims %llu%s\n", (unsigned long long)iters, (unsigned long long)sims,

@@ -15,7 +15,9 @@
  * gives wall-clock samples/s and GFLOP/s, and the FLOPs per CPU-second of the process against the
  * per-core peak: the kernels' efficiency, which stays meaningful on cores shared with other jobs.
  * FLOPs count a multiply-add as 2 and every hex convolution as 7 taps per cell (the off-board taps
- * included: what the kernel computes). */
+ * included: what the kernel computes).
+ * Bad usage: "zertz: bench_nn: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "cli.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,22 +350,34 @@ static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double secon
     return 0;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S] [--gpu]\n"
+               "CPU network throughput: the hex convolution alone, then the default network's inference,\n"
+               "training forward and forward+backward at batch 1, 64 and 256 (1 thread, then all).\n"
+               "  --board R      board: 37, 48 or 61 rings (default 37)\n"
+               "  --blocks B     residual blocks, 0..64 (default: the board's default network)\n"
+               "  --channels C   channels, 1..1024 (default: the board's default network)\n"
+               "  --seconds S    seconds per measure, 0.01..3600 (default 0.5)\n"
+               "  --gpu          the GPU inference and training tables instead (skipped without a GPU)\n"
+               "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
     int rings = 37, blocks = -1, channels = -1;
     bool gpu = false;
     double seconds = 0.5;
+    const char *tool = "bench_nn";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--gpu")) gpu = true;
-        else if (!strcmp(argv[i], "--board") && i + 1 < argc) rings = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--blocks") && i + 1 < argc) blocks = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--channels") && i + 1 < argc) channels = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
-        else {
-            fprintf(stderr, "zertz: bench_nn: unknown argument '%s'\n"
-                    "usage: bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S] [--gpu]\n", argv[i]);
-            return 2;
-        }
+        const char *a = argv[i];
+        if (cli_is_help(a)) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--gpu")) gpu = true;
+        else if (!strcmp(a, "--board")) { if (!cli_rings_opt(tool, argc, argv, &i, &rings)) return 2; }
+        else if (!strcmp(a, "--blocks")) { if (!cli_int_opt(tool, argc, argv, &i, 0, 64, &blocks)) return 2; }
+        else if (!strcmp(a, "--channels")) { if (!cli_int_opt(tool, argc, argv, &i, 1, 1024, &channels)) return 2; }
+        else if (!strcmp(a, "--seconds")) { if (!cli_double_opt(tool, argc, argv, &i, 0.01, 3600, &seconds)) return 2; }
+        else return cli_unknown(tool, a);
     }
     if (gpu) {
         char why[256];

@@ -2,7 +2,12 @@
  * second, network evaluations per second and the mean evaluator batch, for the default training
  * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
  * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
- * the network on the GPU, more games in flight). */
+ * the network on the GPU, more games in flight).
+ *
+ *   bench_train [--seconds S] [--gpu]
+ *
+ * Bad usage: "zertz: bench_train: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "cli.h"
 #include "nn/model.h"
 #include "cuda/backend.h"
 #include "train/omp_env.h"
@@ -62,14 +67,15 @@ int main(int argc, char **argv) {
     bool gpu = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu")) gpu = true;
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--help")) {
-            printf("usage: bench_train [--seconds S] [--gpu]\n");
+        else if (!strcmp(argv[i], "--seconds")) { if (!cli_double_opt("bench_train", argc, argv, &i, 0.1, 3600, &seconds)) return 2; }
+        else if (cli_is_help(argv[i])) {
+            printf("usage: bench_train [--seconds S] [--gpu]\n"
+                   "Self-play speed (positions/s, network evaluations/s, mean batch) with an untrained network.\n"
+                   "  --seconds S   seconds per configuration, 0.1..3600 (default 10)\n"
+                   "  --gpu         the network on the GPU, 512 games in flight (skipped without a GPU)\n"
+                   "  -h, --help    this text\n");
             return 0;
-        } else {
-            fprintf(stderr, "zertz: bench_train: %s: unknown option\n", argv[i]);
-            return 1;
-        }
+        } else return cli_unknown("bench_train", argv[i]);
     }
     /* The self-play network runs on the GPU whenever zz_cuda_select() says so (ZZ_BACKEND=cpu
      * refuses it): without --gpu, force the CPU; with --gpu, require the GPU. */

@@ -21,7 +21,8 @@
  *   f32 logits[N][P][heads]       the policy head's logits
  *   f32 values[N]                 the value head's output (tanh)
  *   u32 CRC-32 (as zlib) of every byte before it.
- * Errors: "zertz: nn_dump: <what>" on stderr, exit 1 (2 for bad arguments). */
+ * Errors: "zertz: nn_dump: <what>: <why>" on stderr, exit 1 (2 for bad arguments, tools/cli.h). */
+#include "cli.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,24 +42,15 @@ static void usage(FILE *f)
                "(format in the header of tools/nn_dump.c; read by tools/torch_yardstick.py).\n"
                "  --ckpt PATH       load this checkpoint\n"
                "  --board R         or create the default net for R rings (weights from --seed)\n"
-               "  --channels C, --blocks B   override the default width / depth (with --board)\n"
+               "  --channels C, --blocks B   override the default width (1..1024) / depth (0..64)\n"
+               "                    (with --board)\n"
                "  --perturb         randomise BN gamma/beta/running statistics and biases (from --seed)\n"
                "  --save-ckpt PATH  save the model (after --perturb) as a checkpoint\n"
                "  --folded          evaluate with the folded inference net (nn_infer) instead of\n"
                "                    the model's inference forward (nn_model_forward, train = false)\n"
                "  --n N             positions (1..%d)\n"
-               "  --seed S          seed of the positions, weights and perturbation (default 1)\n"
+               "  --seed S          seed of the positions, weights and perturbation, 0..2^63-1 (default 1)\n"
                "  --out DUMP        output file\n", MAX_N);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
 }
 
 /* ---- a little-endian byte buffer with a running CRC ---- */
@@ -108,35 +100,29 @@ int main(int argc, char **argv)
     const char *ckpt = NULL, *save = NULL, *out = NULL;
     long rings = 0, channels = 0, blocks = -1, n = 0, seed = 1;
     bool do_perturb = false, folded = false;
+    const char *tool = "nn_dump";
+    int board = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--ckpt") && has) ckpt = argv[++i];
-        else if (!strcmp(a, "--save-ckpt") && has) save = argv[++i];
-        else if (!strcmp(a, "--out") && has) out = argv[++i];
+        bool ok = true;
+        if (cli_is_help(a)) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--ckpt")) ok = (ckpt = cli_value(tool, argc, argv, &i)) != NULL;
+        else if (!strcmp(a, "--save-ckpt")) ok = (save = cli_value(tool, argc, argv, &i)) != NULL;
+        else if (!strcmp(a, "--out")) ok = (out = cli_value(tool, argc, argv, &i)) != NULL;
         else if (!strcmp(a, "--perturb")) do_perturb = true;
         else if (!strcmp(a, "--folded")) folded = true;
-        else if (!strcmp(a, "--board") && has && !parse_long(argv[i + 1], 37, 61, &rings) && zz_board_for_rings((int)rings)) i++;
-        else if (!strcmp(a, "--channels") && has && !parse_long(argv[i + 1], 1, 1024, &channels)) i++;
-        else if (!strcmp(a, "--blocks") && has && !parse_long(argv[i + 1], 0, 64, &blocks)) i++;
-        else if (!strcmp(a, "--n") && has && !parse_long(argv[i + 1], 1, MAX_N, &n)) i++;
-        else if (!strcmp(a, "--seed") && has && !parse_long(argv[i + 1], 0, 0x7fffffffffffffffL, &seed)) i++;
-        else {
-            static const char *const valued[] = { "--ckpt", "--save-ckpt", "--out", "--board", "--channels",
-                                                  "--blocks", "--n", "--seed" };
-            bool known = false;
-            for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) known |= !strcmp(a, valued[k]);
-            if (known && !has) fprintf(stderr, "zertz: nn_dump: %s needs a value\n", a);
-            else if (known) fprintf(stderr, "zertz: nn_dump: bad value '%s' for %s\n", argv[i + 1], a);
-            else fprintf(stderr, "zertz: nn_dump: unknown argument '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
+        else if (!strcmp(a, "--board")) { ok = cli_rings_opt(tool, argc, argv, &i, &board); rings = board; }
+        else if (!strcmp(a, "--channels")) ok = cli_long_opt(tool, argc, argv, &i, 1, 1024, &channels);
+        else if (!strcmp(a, "--blocks")) ok = cli_long_opt(tool, argc, argv, &i, 0, 64, &blocks);
+        else if (!strcmp(a, "--n")) ok = cli_long_opt(tool, argc, argv, &i, 1, MAX_N, &n);
+        else if (!strcmp(a, "--seed")) ok = cli_long_opt(tool, argc, argv, &i, 0, 0x7fffffffffffffffL, &seed);
+        else return cli_unknown(tool, a);
+        if (!ok) return 2;
     }
-    if (!ckpt == !rings) { fprintf(stderr, "zertz: nn_dump: give exactly one of --ckpt PATH and --board 37|48|61\n"); usage(stderr); return 2; }
-    if (ckpt && (channels || blocks >= 0)) { fprintf(stderr, "zertz: nn_dump: --channels/--blocks go with --board, not --ckpt\n"); return 2; }
-    if (!n || !out) { fprintf(stderr, "zertz: nn_dump: --n N and --out DUMP are required\n"); usage(stderr); return 2; }
+    if (!ckpt == !rings) return cli_bad(tool, "--ckpt/--board", "give exactly one of --ckpt PATH and --board 37|48|61");
+    if (ckpt && (channels || blocks >= 0)) return cli_bad(tool, "--channels/--blocks", "they go with --board, not --ckpt");
+    if (!n) return cli_bad(tool, "--n", "required (positions to dump)");
+    if (!out) return cli_bad(tool, "--out", "required (the dump file)");
 
     char err[512];
     nn_model *m;

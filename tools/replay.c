@@ -2,9 +2,13 @@
  *
  *   tools/replay [--check [MANIFEST]] [--moves] [--quiet] FILE|DIR...
  *
- * A game that cannot be replayed prints "MISMATCH"/"ERROR" with the line and the reason.  With
- * --check, each game is also compared with manifest.csv (found beside the sgf/ folder, or given),
- * and the exit status is non-zero when any clean game differs. */
+ * A game that cannot be replayed is reported on stderr as "zertz: replay: PATH: line N: why", a
+ * game that differs from the manifest as "zertz: replay: PATH: differs from the manifest: why"
+ * (games the manifest marks not clean, refused as expected, are a line on stdout).  With --check,
+ * each game is also compared with manifest.csv (found beside the sgf/ folder, or given), and the
+ * exit status is non-zero when any clean game differs.  Bad usage: "zertz: replay: WHAT: WHY",
+ * exit status 2 (tools/cli.h). */
+#include "cli.h"
 #include "game/manifest.h"
 #include "game/sgf.h"
 #include "game/sgf_files.h"
@@ -12,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+static const char *const TOOL = "replay";
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -19,10 +26,20 @@ static void usage(FILE *f) {
             "Replays Boardspace SGF records (folders are searched for *.sgf) and prints, per game,\n"
             "the board, turns, result, captures and pool; or the line and reason it fails.\n"
             "  --check [MANIFEST]  compare with the archive's manifest.csv (default: the manifest.csv\n"
-            "                      in the folder that holds sgf/ for each file)\n"
+            "                      in the folder that holds sgf/ for each file, else in the current\n"
+            "                      folder); MANIFEST is taken when it ends in .csv\n"
             "  --moves             also print every turn in official notation\n"
             "  --quiet             print only problems and the summary\n"
-            "  -h, --help          this text\n");
+            "  -h, --help          this text\n"
+            "Records that fail and games that differ from the manifest are reported on stderr\n"
+            "(\"zertz: replay: PATH: ...\"); the exit status is then 1.\n");
+}
+
+/* p as an absolute path (the current folder before a relative one), for messages. */
+static void absolute(const char *p, char *out, size_t outlen) {
+    char cwd[1024];
+    if (p[0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(out, outlen, "%s", p);
+    else snprintf(out, outlen, "%s/%s", cwd, p);
 }
 
 /* The manifest beside the sgf/ folder that holds path (e.g. X/sgf/37/2006/a.sgf -> X/manifest.csv). */
@@ -40,16 +57,20 @@ int main(int argc, char **argv) {
     zz_file_list files = { 0 };
     char err[512];
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
+        if (cli_is_help(argv[i])) { usage(stdout); return 0; }
         else if (!strcmp(argv[i], "--check")) {
             check = true;
             if (i + 1 < argc && strstr(argv[i + 1], ".csv")) manifest_path = argv[++i];
         } else if (!strcmp(argv[i], "--moves")) moves = true;
         else if (!strcmp(argv[i], "--quiet")) quiet = true;
-        else if (argv[i][0] == '-') { fprintf(stderr, "zertz: replay: unknown option %s\n", argv[i]); usage(stderr); return 2; }
-        else if (zz_file_list_add(&files, argv[i], err, sizeof err) < 0) { fprintf(stderr, "zertz: replay: %s\n", err); return 2; }
+        else if (argv[i][0] == '-') { zz_file_list_free(&files); return cli_unknown(TOOL, argv[i]); }
+        else if (zz_file_list_add(&files, argv[i], err, sizeof err) < 0) {
+            zz_file_list_free(&files);
+            fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
+            return 2;
+        }
     }
-    if (!files.n) { fprintf(stderr, "zertz: replay: no SGF files given\n"); usage(stderr); return 2; }
+    if (!files.n) return cli_bad(TOOL, "FILE|DIR", "no SGF files given (see replay --help)");
 
     zz_manifest man = { 0 };
     char loaded[1024] = "";
@@ -59,12 +80,17 @@ int main(int argc, char **argv) {
         const char *path = files.paths[i];
         const zz_manifest_row *row = NULL;
         if (check) {
-            char mp[1024];
+            char mp[1024], full[2100];
             if (manifest_path) snprintf(mp, sizeof mp, "%s", manifest_path);
             else if (guess_manifest(path, mp, sizeof mp) < 0) snprintf(mp, sizeof mp, "manifest.csv");
             if (strcmp(mp, loaded) != 0) {
                 zz_manifest_free(&man);
-                if (zz_manifest_load(mp, &man, err, sizeof err) < 0) { fprintf(stderr, "zertz: replay: %s\n", err); return 2; }
+                absolute(mp, full, sizeof full);
+                if (zz_manifest_load(full, &man, err, sizeof err) < 0) {
+                    fprintf(stderr, "zertz: %s: --check: %s\n", TOOL, err);
+                    zz_file_list_free(&files);
+                    return 2;
+                }
                 snprintf(loaded, sizeof loaded, "%s", mp);
             }
             row = zz_manifest_find(&man, path);
@@ -73,14 +99,14 @@ int main(int argc, char **argv) {
         zz_game g;
         if (zz_sgf_read_file(path, &g, err, sizeof err) < 0) {
             if (row && !row->clean) { expected_fail++; if (!quiet) printf("ERROR (not clean: %s) %s\n", row->flags, err); }
-            else { failed++; printf("ERROR %s\n", err); }
+            else { failed++; fprintf(stderr, "zertz: %s: %s\n", TOOL, err); }
             zz_game_free(&g);
             continue;
         }
         const zz_pos *f = &g.final;
         char why[256] = "";
         bool bad = row && row->clean && zz_manifest_compare(row, &g, why, sizeof why) < 0;
-        if (bad) { mismatched++; printf("MISMATCH %s: %s\n", path, why); }
+        if (bad) { mismatched++; fprintf(stderr, "zertz: %s: %s: differs from the manifest: %s\n", TOOL, path, why); }
         else ok++;
         if (!quiet) {
             char who[32] = "no winner";

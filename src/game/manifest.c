@@ -1,6 +1,7 @@
 /* manifest.c — reading the archive manifest (RFC-4180 CSV with a header row). */
 #include "manifest.h"
 #include "sgf.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ static int cmp_row_path(const void *a, const void *b) {
 int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "r");
-    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return -1; }
+    if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
     static const char *NEED[] = { "path", "rings", "variant", "first_player", "turns", "end", "winner",
                                   "p0_captured_wgb", "p1_captured_wgb", "pool_left_wgb", "clean", "strict",
                                   "flags", "replay_error" };

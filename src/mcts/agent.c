@@ -5,6 +5,9 @@
 #include "proc.h"
 #include "rand.h"
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,48 +40,141 @@ struct mcts_agent {
     mcts_evaluator *ev;
     mcts_proc proc;
     char program[512];
+    double cmd_timeout_ms;         /* a cmd agent's limit on each answer (MCTS_CMD_TIMEOUT_ENV) */
     zz_pos pos;                    /* the position the search tree is rooted at */
     bool have_pos;
     mcts_agent_stats stats;
 };
 
-/* Parse "key=value" options; returns 0 or -1 with a message. */
+enum { FOR_UCT = 1, FOR_PUCT = 2, FOR_BOTH = 3 };
+
+/* Every option of the uct and puct agents: the kinds it applies to, its range (whole numbers for
+ * the integer ones) and a line of help. */
+typedef struct agent_option {
+    const char *key;
+    int kinds;
+    double lo, hi;
+    bool whole;
+    const char *help;
+} agent_option;
+
+static const agent_option OPTIONS[] = {
+    { "threads", FOR_BOTH, 1, 256, true, "search threads (1: deterministic for a seed)" },
+    { "seed", FOR_BOTH, 0, 9007199254740992.0, true, "mixed into every game's seed" },
+    { "time", FOR_BOTH, 0, 3.6e6, false, "milliseconds per move (0: the budget counts)" },
+    { "game", FOR_BOTH, 0, 3.6e7, false, "milliseconds per game, spread over the moves (0: none)" },
+    { "reuse", FOR_BOTH, 0, 1, true, "keep the subtree of the move played" },
+    { "win", FOR_BOTH, 0, 1, true, "play an immediately winning move unsearched" },
+    { "c", FOR_BOTH, 0, 100, false, "exploration constant" },
+    { "vl", FOR_BOTH, 1, 1000, true, "virtual loss: visits in flight per descent" },
+    { "fpu", FOR_BOTH, -10, 10, false, "uct: value of an unopened child; puct: its reduction" },
+    { "pwc", FOR_UCT, 1e-6, 1000, false, "progressive widening: children <= pwc * N^pwa" },
+    { "pwa", FOR_UCT, 0, 1, false, "progressive widening exponent" },
+    { "fpuroot", FOR_PUCT, -10, 10, false, "first-play urgency reduction at the root" },
+    { "batch", FOR_PUCT, 1, 4096, true, "leaves per evaluator call at most" },
+    { "inflight", FOR_PUCT, 1, 4096, true, "leaves waiting per search thread" },
+    { "noise", FOR_PUCT, 0, 1, true, "Dirichlet noise at the root" },
+    { "eps", FOR_PUCT, 0, 1, false, "weight of the noise" },
+    { "alpha", FOR_PUCT, 1e-6, 1e6, false, "Dirichlet alpha times the legal moves" },
+    { "temp", FOR_PUCT, 0, 100, false, "move choice by visits^(1/temp) (0: most visits)" },
+    { "tempplies", FOR_PUCT, 0, 100000, true, "plies with temperature (0: every ply)" },
+    { "full", FOR_PUCT, 0, 1, false, "probability of a full search (else fast=)" },
+    { "fast", FOR_PUCT, 1, 2e9, true, "simulations of a fast search" },
+    { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
+    { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
+    { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
+};
+enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
+
+static const agent_option *find_option(const char *key, int kind) {
+    int want = kind == AG_UCT ? FOR_UCT : kind == AG_PUCT ? FOR_PUCT : 0;
+    for (int i = 0; i < NOPTIONS; i++)
+        if (!strcmp(OPTIONS[i].key, key) && (OPTIONS[i].kinds & want)) return &OPTIONS[i];
+    return NULL;
+}
+
+/* Set a checked option (find_option's). */
+static void set_option(mcts_agent *a, const char *k, double v) {
+    bool u = a->kind == AG_UCT;
+    if (!strcmp(k, "threads")) a->ucfg.threads = a->pcfg.threads = (int)v;
+    else if (!strcmp(k, "seed")) a->seed = (uint64_t)v;
+    else if (!strcmp(k, "time")) a->time_ms = v;
+    else if (!strcmp(k, "game")) a->game_ms = v;
+    else if (!strcmp(k, "reuse")) a->pcfg.reuse = a->reuse = (int)v;
+    else if (!strcmp(k, "win")) a->ucfg.root_win_check = a->pcfg.root_win_check = (int)v;
+    else if (!strcmp(k, "c")) { a->ucfg.c_uct = v; a->pcfg.c_puct = v; }
+    else if (!strcmp(k, "vl")) a->ucfg.virtual_loss = a->pcfg.virtual_loss = (int)v;
+    else if (!strcmp(k, "fpu") && u) a->ucfg.fpu = v;
+    else if (!strcmp(k, "fpu")) a->pcfg.fpu_reduction = v;
+    else if (!strcmp(k, "pwc")) a->ucfg.pw_c = v;
+    else if (!strcmp(k, "pwa")) a->ucfg.pw_alpha = v;
+    else if (!strcmp(k, "fpuroot")) a->pcfg.fpu_reduction_root = v;
+    else if (!strcmp(k, "batch")) a->pcfg.batch = (int)v;
+    else if (!strcmp(k, "inflight")) a->pcfg.inflight = (int)v;
+    else if (!strcmp(k, "noise")) a->pcfg.noise = (int)v;
+    else if (!strcmp(k, "eps")) a->pcfg.noise_eps = v;
+    else if (!strcmp(k, "alpha")) a->pcfg.noise_alpha_total = v;
+    else if (!strcmp(k, "temp")) a->pcfg.temperature = v;
+    else if (!strcmp(k, "tempplies")) a->pcfg.temp_plies = (int)v;
+    else if (!strcmp(k, "full")) a->pcfg.full_prob = v;
+    else if (!strcmp(k, "fast")) a->pcfg.sims_fast = (int)v;
+    else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
+    else if (!strcmp(k, "mix")) a->mix = v;
+    else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
+}
+
+/* An option's value, as set_option stores it (for the help's defaults). */
+static double get_option(const mcts_agent *a, const char *k) {
+    bool u = a->kind == AG_UCT;
+    if (!strcmp(k, "threads")) return u ? a->ucfg.threads : a->pcfg.threads;
+    if (!strcmp(k, "seed")) return (double)a->seed;
+    if (!strcmp(k, "time")) return a->time_ms;
+    if (!strcmp(k, "game")) return a->game_ms;
+    if (!strcmp(k, "reuse")) return a->reuse;
+    if (!strcmp(k, "win")) return u ? a->ucfg.root_win_check : a->pcfg.root_win_check;
+    if (!strcmp(k, "c")) return u ? a->ucfg.c_uct : a->pcfg.c_puct;
+    if (!strcmp(k, "vl")) return u ? a->ucfg.virtual_loss : a->pcfg.virtual_loss;
+    if (!strcmp(k, "fpu")) return u ? a->ucfg.fpu : a->pcfg.fpu_reduction;
+    if (!strcmp(k, "pwc")) return a->ucfg.pw_c;
+    if (!strcmp(k, "pwa")) return a->ucfg.pw_alpha;
+    if (!strcmp(k, "fpuroot")) return a->pcfg.fpu_reduction_root;
+    if (!strcmp(k, "batch")) return a->pcfg.batch;
+    if (!strcmp(k, "inflight")) return a->pcfg.inflight;
+    if (!strcmp(k, "noise")) return a->pcfg.noise;
+    if (!strcmp(k, "eps")) return a->pcfg.noise_eps;
+    if (!strcmp(k, "alpha")) return a->pcfg.noise_alpha_total;
+    if (!strcmp(k, "temp")) return a->pcfg.temperature;
+    if (!strcmp(k, "tempplies")) return a->pcfg.temp_plies;
+    if (!strcmp(k, "full")) return a->pcfg.full_prob;
+    if (!strcmp(k, "fast")) return a->pcfg.sims_fast;
+    if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
+    if (!strcmp(k, "mix")) return a->mix;
+    if (!strcmp(k, "rollouts")) return a->mix_rollouts;
+    return 0;
+}
+
+/* Parse "key=value" options; returns 0 or -1 with a message naming the option and its range. */
 static int parse_options(mcts_agent *a, char *opts, char *err, size_t errlen) {
-    for (char *tok = strtok(opts, ","); tok; tok = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) { snprintf(err, errlen, "option '%s' is not key=value", tok); return -1; }
         *eq = 0;
-        const char *k = tok;
+        const char *k = tok, *val = eq + 1;
+        const agent_option *o = find_option(k, a->kind);
+        if (!o) {
+            snprintf(err, errlen, "unknown option '%s' for %s agents", k, a->kind == AG_UCT ? "uct" : "puct");
+            return -1;
+        }
         char *end;
-        double v = strtod(eq + 1, &end);
-        if (end == eq + 1 || *end) { snprintf(err, errlen, "option %s: '%s' is not a number", k, eq + 1); return -1; }
-        bool u = a->kind == AG_UCT, p = a->kind == AG_PUCT;
-        if (!strcmp(k, "threads") && v >= 1 && v <= 256) a->ucfg.threads = a->pcfg.threads = (int)v;
-        else if (!strcmp(k, "seed")) a->seed = (uint64_t)v;
-        else if (!strcmp(k, "time") && v >= 0 && v <= 3.6e6) a->time_ms = v;
-        else if (!strcmp(k, "game") && v >= 0 && v <= 3.6e7) a->game_ms = v;
-        else if (!strcmp(k, "reuse")) a->pcfg.reuse = a->reuse = (int)v;
-        else if (!strcmp(k, "win")) a->ucfg.root_win_check = a->pcfg.root_win_check = (int)v;
-        else if (!strcmp(k, "c") && v >= 0) { a->ucfg.c_uct = v; a->pcfg.c_puct = v; }
-        else if (!strcmp(k, "vl") && v >= 1) a->ucfg.virtual_loss = a->pcfg.virtual_loss = (int)v;
-        else if (u && !strcmp(k, "fpu")) a->ucfg.fpu = v;
-        else if (u && !strcmp(k, "pwc") && v > 0) a->ucfg.pw_c = v;
-        else if (u && !strcmp(k, "pwa") && v >= 0) a->ucfg.pw_alpha = v;
-        else if (p && !strcmp(k, "fpu")) a->pcfg.fpu_reduction = v;
-        else if (p && !strcmp(k, "fpuroot")) a->pcfg.fpu_reduction_root = v;
-        else if (p && !strcmp(k, "batch") && v >= 1) a->pcfg.batch = (int)v;
-        else if (p && !strcmp(k, "inflight") && v >= 1) a->pcfg.inflight = (int)v;
-        else if (p && !strcmp(k, "noise")) a->pcfg.noise = (int)v;
-        else if (p && !strcmp(k, "eps") && v >= 0 && v <= 1) a->pcfg.noise_eps = v;
-        else if (p && !strcmp(k, "alpha") && v > 0) a->pcfg.noise_alpha_total = v;
-        else if (p && !strcmp(k, "temp") && v >= 0) a->pcfg.temperature = v;
-        else if (p && !strcmp(k, "tempplies") && v >= 0) a->pcfg.temp_plies = (int)v;
-        else if (p && !strcmp(k, "full") && v >= 0 && v <= 1) a->pcfg.full_prob = v;
-        else if (p && !strcmp(k, "fast") && v >= 1) a->pcfg.sims_fast = (int)v;
-        else if (p && !strcmp(k, "maxchildren") && v >= 0) a->pcfg.max_children = (int)v;
-        else if (p && !strcmp(k, "mix") && v >= 0 && v <= 1) a->mix = v;
-        else if (p && !strcmp(k, "rollouts") && v >= 1 && v <= 1000) a->mix_rollouts = (int)v;
-        else { snprintf(err, errlen, "unknown or out-of-range option '%s' for %s", k, a->name); return -1; }
+        errno = 0;
+        double v = strtod(val, &end);
+        if (end == val || *end || errno || !(v >= o->lo && v <= o->hi) || (o->whole && v != floor(v))) {
+            snprintf(err, errlen, "option %s: expected %s from %.15g to %.15g, not '%s'", k,
+                     o->whole ? "a whole number" : "a number", o->lo, o->hi, val);
+            return -1;
+        }
+        set_option(a, k, v);
     }
     return 0;
 }
@@ -133,91 +229,188 @@ static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *er
     return 0;
 }
 
-static bool parse_count(const char *s, uint64_t *out) {
+/* A positive count in [1, max] (decimal digits only; never wrapped). */
+static bool parse_count(const char *s, uint64_t max, uint64_t *out) {
     char *end;
     if (!isdigit((unsigned char)*s)) return false;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*end || v == 0) return false;
+    if (*end || errno == ERANGE || v == 0 || v > max) return false;
     *out = v;
     return true;
 }
 
+/* The cmd agent's answer limit from $ZZ_CMD_TIMEOUT_MS (default MCTS_CMD_TIMEOUT_DEFAULT_MS). */
+static int cmd_timeout_from_env(mcts_agent *a, char *err, size_t errlen) {
+    const char *s = getenv(MCTS_CMD_TIMEOUT_ENV);
+    a->cmd_timeout_ms = MCTS_CMD_TIMEOUT_DEFAULT_MS;
+    if (!s || !*s) return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > MCTS_CMD_TIMEOUT_MAX_MS) {
+        snprintf(err, errlen, "%s: expected milliseconds from 1 to %d, not '%.40s'", MCTS_CMD_TIMEOUT_ENV,
+                 MCTS_CMD_TIMEOUT_MAX_MS, s);
+        return -1;
+    }
+    a->cmd_timeout_ms = (double)v;
+    return 0;
+}
+
+/* The deadline of a command to the program: its timeout plus extra_ms (a move's time) from now. */
+static double cmd_deadline(const mcts_agent *a, double extra_ms) {
+    return mcts_now_s() + (a->cmd_timeout_ms + extra_ms) / 1000.0;
+}
+
+/* One line from the program before the deadline; -1 with a message when it did not answer in
+ * time or stopped (the program is then stopped for good: later commands fail at once). */
+static int cmd_read(mcts_agent *a, char *line, size_t n, double deadline, char *err, size_t errlen) {
+    if (!a->proc.open) {
+        snprintf(err, errlen, "%s: the program is not running (stopped after an earlier error)", a->program);
+        return -1;
+    }
+    double left_ms = 1000 * (deadline - mcts_now_s());
+    int wait_ms = left_ms < 0 ? 0 : left_ms > INT_MAX ? INT_MAX : (int)left_ms;
+    int rc = mcts_proc_read_line_timeout(&a->proc, line, n, wait_ms);
+    if (rc == 0) return 0;
+    if (rc == MCTS_PROC_TIMEOUT) {
+        snprintf(err, errlen, "%s: no answer within %.0f ms (the limit: $%s, arena --cmd-timeout): the program was stopped",
+                 a->program, a->cmd_timeout_ms, MCTS_CMD_TIMEOUT_ENV);
+    } else {
+        char why[160];
+        mcts_proc_end_reason(&a->proc, why, sizeof why);
+        snprintf(err, errlen, "%s: %s", a->program, why);
+    }
+    mcts_proc_kill(&a->proc);
+    return -1;
+}
+
+static int cmd_send(mcts_agent *a, const char *cmd, char *err, size_t errlen) {
+    if (!a->proc.open) {
+        snprintf(err, errlen, "%s: the program is not running (stopped after an earlier error)", a->program);
+        return -1;
+    }
+    if (mcts_proc_send(&a->proc, cmd) == 0) return 0;
+    snprintf(err, errlen, "%s: cannot write to the program", a->program);
+    return -1;
+}
+
 /* Expect "ok" after a command, skipping other lines; an "err" line is an error. */
-static int cmd_expect_ok(mcts_agent *a, char *line, size_t n, char *err, size_t errlen) {
+static int cmd_expect_ok(mcts_agent *a, double deadline, char *err, size_t errlen) {
+    char line[512];
     for (;;) {
-        if (mcts_proc_read_line(&a->proc, line, n) != 0) {
-            snprintf(err, errlen, "%s: the program closed its output", a->program);
-            return -1;
-        }
+        if (cmd_read(a, line, sizeof line, deadline, err, errlen) != 0) return -1;
         if (!strcmp(line, "ok")) return 0;
         if (!strncmp(line, "err", 3)) {
+            char e[256];
             snprintf(err, errlen, "%s: %.200s", a->program, line);
-            char rest[256];
-            while (mcts_proc_read_line(&a->proc, rest, sizeof rest) == 0 && strcmp(rest, "ok")) {}
+            while (cmd_read(a, line, sizeof line, deadline, e, sizeof e) == 0 && strcmp(line, "ok")) {}
             return -1;
         }
     }
 }
 
 static int cmd_command(mcts_agent *a, const char *cmd, char *err, size_t errlen) {
-    char line[512];
-    if (mcts_proc_send(&a->proc, cmd) != 0) { snprintf(err, errlen, "%s: cannot write to the program", a->program); return -1; }
-    return cmd_expect_ok(a, line, sizeof line, err, errlen);
+    if (cmd_send(a, cmd, err, errlen) != 0) return -1;
+    return cmd_expect_ok(a, cmd_deadline(a, 0), err, errlen);
 }
 
-mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, size_t errlen) {
-    mcts_agent *a = calloc(1, sizeof *a);
-    if (!a) { snprintf(err, errlen, "out of memory"); return NULL; }
-    snprintf(a->name, sizeof a->name, "%s", spec);
+/* The agent's defaults for its kind (before the spec's options). */
+static void agent_defaults(mcts_agent *a, int kind, int threads_default) {
+    a->kind = kind;
     mcts_uct_config_default(&a->ucfg);
     mcts_puct_config_default(&a->pcfg);
     a->pcfg.noise = 0;                       /* match play: no noise, no temperature */
     a->pcfg.root_win_check = 1;
     if (threads_default > 0) a->ucfg.threads = a->pcfg.threads = threads_default;
     a->proc.pid = -1;
+    a->proc.from = -1;
     a->reuse = 1;
     a->ev_board = -1;
     a->mix_rollouts = 1;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", spec);
-    char *opts = NULL;
-    if (!strcmp(buf, "random")) {
-        a->kind = AG_RANDOM;
-    } else if (!strncmp(buf, "cmd:", 4)) {
-        a->kind = AG_CMD;
-        snprintf(a->program, sizeof a->program, "%s", buf + 4);
-        if (!a->program[0]) { snprintf(err, errlen, "cmd: needs a program"); goto fail; }
-        if (mcts_proc_spawn(&a->proc, a->program, err, errlen) != 0) goto fail;
-        if (cmd_command(a, "info", err, errlen) != 0) goto fail;
-    } else if (!strncmp(buf, "uct:", 4)) {
-        a->kind = AG_UCT;
-        char *body = buf + 4;
-        opts = strchr(body, ',');
-        if (opts) *opts++ = 0;
-        if (!parse_count(body, &a->budget)) { snprintf(err, errlen, "uct:ITERS needs a positive count, not '%s'", body); goto fail; }
-    } else if (!strncmp(buf, "puct:", 5)) {
-        a->kind = AG_PUCT;
-        char *body = buf + 5;
-        opts = strchr(body, ',');
-        if (opts) *opts++ = 0;
+    a->cmd_timeout_ms = MCTS_CMD_TIMEOUT_DEFAULT_MS;
+}
+
+/* cmd:PROGRAM: start it and check that it answers "info". */
+static int cmd_start(mcts_agent *a, char *err, size_t errlen) {
+    if (mcts_proc_spawn(&a->proc, a->program, err, errlen) != 0) return -1;
+    return cmd_command(a, "info", err, errlen);
+}
+
+/* The budget and options after "uct:" or "puct:WEIGHTS:" (body is modified). */
+static int parse_search(mcts_agent *a, char *body, char *err, size_t errlen) {
+    char *opts = strchr(body, ',');
+    if (opts) *opts++ = 0;
+    if (a->kind == AG_UCT && !parse_count(body, MCTS_UCT_MAX_ITERS, &a->budget)) {
+        snprintf(err, errlen, "uct:ITERS needs a count from 1 to %llu, not '%s'", (unsigned long long)MCTS_UCT_MAX_ITERS, body);
+        return -1;
+    }
+    if (a->kind == AG_PUCT) {
         char *colon = strrchr(body, ':');
-        if (!colon || colon == body || !parse_count(colon + 1, &a->budget)) {
-            snprintf(err, errlen, "puct:WEIGHTS:SIMS needs weights and a positive simulation count");
-            goto fail;
+        if (!colon || colon == body || !parse_count(colon + 1, MCTS_PUCT_MAX_SIMS, &a->budget)) {
+            snprintf(err, errlen, "puct:WEIGHTS:SIMS needs weights and a simulation count from 1 to %llu",
+                     (unsigned long long)MCTS_PUCT_MAX_SIMS);
+            return -1;
         }
         *colon = 0;
         snprintf(a->weights, sizeof a->weights, "%s", body);
-    } else {
-        snprintf(err, errlen, "unknown agent '%s' (random, uct:ITERS, puct:WEIGHTS:SIMS, cmd:PROGRAM)", spec);
-        goto fail;
     }
-    if (opts && *opts && parse_options(a, opts, err, errlen) != 0) goto fail;
+    return opts && *opts ? parse_options(a, opts, err, errlen) : 0;
+}
+
+/* Parse spec into a: its kind, budget and options, its weights or program.  Nothing is started. */
+static int parse_spec(mcts_agent *a, const char *spec, char *err, size_t errlen) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", spec);
+    if (!strcmp(buf, "random")) {
+        a->kind = AG_RANDOM;
+        return 0;
+    }
+    if (!strncmp(buf, "cmd:", 4)) {
+        a->kind = AG_CMD;
+        snprintf(a->program, sizeof a->program, "%s", buf + 4);
+        if (!a->program[0]) { snprintf(err, errlen, "cmd: needs a program"); return -1; }
+        return cmd_timeout_from_env(a, err, errlen);
+    }
+    if (!strncmp(buf, "uct:", 4)) {
+        a->kind = AG_UCT;
+        return parse_search(a, buf + 4, err, errlen);
+    }
+    if (!strncmp(buf, "puct:", 5)) {
+        a->kind = AG_PUCT;
+        return parse_search(a, buf + 5, err, errlen);
+    }
+    snprintf(err, errlen, "unknown agent '%s' (random, uct:ITERS, puct:WEIGHTS:SIMS, cmd:PROGRAM)", spec);
+    return -1;
+}
+
+int mcts_agent_check_spec(const char *spec, char *err, size_t errlen) {
+    mcts_agent *a = calloc(1, sizeof *a);
+    if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
+    agent_defaults(a, AG_RANDOM, 1);
+    int rc = parse_spec(a, spec, err, errlen);
+    if (rc == 0 && a->kind == AG_PUCT && !strncmp(a->weights, "rollout:", 8)) {
+        mcts_evaluator *e = mcts_eval_by_name(a->weights, 1, err, errlen);      /* checks K */
+        if (!e) rc = -1;
+        mcts_evaluator_free(e);
+    }
+    free(a);
+    return rc;
+}
+
+mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, size_t errlen) {
+    mcts_agent *a = calloc(1, sizeof *a);
+    if (!a) { snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(a->name, sizeof a->name, "%s", spec);
+    agent_defaults(a, AG_RANDOM, threads_default);
+    if (parse_spec(a, spec, err, errlen) != 0) goto fail;
+    if (a->kind == AG_CMD && cmd_start(a, err, errlen) != 0) goto fail;
     if (a->kind == AG_PUCT && make_eval(a, ZZ_B37, 1, err, errlen) != 0) {
         /* fail early on bad weights; "default" is resolved per board at newgame */
         if (strcmp(a->weights, "default")) goto fail;
         a->ev_board = -1;
     }
-    a->pcfg.sims_full = (int)(a->budget > 0x7fffffff ? 0x7fffffff : a->budget);
+    a->pcfg.sims_full = (int)(a->budget > INT_MAX ? INT_MAX : a->budget);
     a->spec_budget = a->budget;
     a->spec_time_ms = a->time_ms;
     return a;
@@ -228,7 +421,7 @@ fail:
 
 void mcts_agent_free(mcts_agent *a) {
     if (!a) return;
-    if (a->kind == AG_CMD && a->proc.pid > 0) {
+    if (a->kind == AG_CMD && a->proc.open) {
         mcts_proc_send(&a->proc, "quit");
         mcts_proc_close(&a->proc);
     }
@@ -236,6 +429,42 @@ void mcts_agent_free(mcts_agent *a) {
     mcts_puct_free(a->puct);
     mcts_evaluator_free(a->ev);
     free(a);
+}
+
+/* One option's line of help: its range, what it does, its default for uct and puct agents. */
+static void help_option(FILE *f, const agent_option *o, const mcts_agent *u, const mcts_agent *p) {
+    char range[64], dflt[64];
+    snprintf(range, sizeof range, "%.15g..%.15g", o->lo, o->hi);
+    if (!strcmp(o->key, "seed")) snprintf(range, sizeof range, "0..2^53");
+    double du = get_option(u, o->key), dp = get_option(p, o->key);
+    if (!strcmp(o->key, "threads")) snprintf(dflt, sizeof dflt, "the tool's --threads");
+    else if (o->kinds == FOR_UCT) snprintf(dflt, sizeof dflt, "%g", du);
+    else if (o->kinds == FOR_PUCT) snprintf(dflt, sizeof dflt, "%g", dp);
+    else if (du == dp) snprintf(dflt, sizeof dflt, "%g", du);
+    else snprintf(dflt, sizeof dflt, "uct %g, puct %g", du, dp);
+    fprintf(f, "  %-12s %-5s %-14s %s (default: %s)\n", o->key,
+            o->kinds == FOR_BOTH ? "" : o->kinds == FOR_UCT ? "uct" : "puct", range, o->help, dflt);
+}
+
+void mcts_agent_help(FILE *f) {
+    fprintf(f, "agents:\n"
+               "  random                        a uniformly random legal move\n"
+               "  uct:ITERS[,opt=v...]          UCT with random rollouts, ITERS iterations a move (1..%llu)\n"
+               "  puct:WEIGHTS:SIMS[,opt=v...]  PUCT, SIMS simulations a move (1..%llu); WEIGHTS: a checkpoint,\n"
+               "                                default (the shipped network), uniform, rollout or rollout:K\n"
+               "  cmd:PROGRAM                   an engine speaking src/mcts/PROTOCOL.md, run with /bin/sh -c; it\n"
+               "                                loses the game when an answer takes longer than %s\n"
+               "                                milliseconds (default %d; bestmove: plus the move's time)\n"
+               "options of uct and puct agents (comma-separated after the budget):\n",
+            (unsigned long long)MCTS_UCT_MAX_ITERS, (unsigned long long)MCTS_PUCT_MAX_SIMS, MCTS_CMD_TIMEOUT_ENV,
+            MCTS_CMD_TIMEOUT_DEFAULT_MS);
+    mcts_agent *u = calloc(1, sizeof *u), *p = calloc(1, sizeof *p);
+    if (!u || !p) { free(u); free(p); return; }
+    agent_defaults(u, AG_UCT, 1);
+    agent_defaults(p, AG_PUCT, 1);
+    for (int i = 0; i < NOPTIONS; i++) help_option(f, &OPTIONS[i], u, p);
+    free(u);
+    free(p);
 }
 
 const char *mcts_agent_name(const mcts_agent *a) { return a->name; }
@@ -302,6 +531,35 @@ double mcts_move_time_ms(double per_move_ms, double game_ms, double used_ms, int
     return per_move_ms > 0 && per_move_ms < share ? per_move_ms : share;
 }
 
+/* Ask the program for its move at p (tms: the move's time, 0: its own budget): the first line
+ * before "ok" is the move; every line up to "ok" is read, so the next command starts clean. */
+static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, char *err, size_t errlen) {
+    char line[512], cmd[64];
+    if (tms > 0) snprintf(cmd, sizeof cmd, "bestmove time %.0f", tms);
+    else snprintf(cmd, sizeof cmd, "bestmove");
+    if (cmd_send(a, cmd, err, errlen) != 0) return -1;
+    double deadline = cmd_deadline(a, tms);
+    bool got = false, bad = false;
+    for (;;) {
+        if (cmd_read(a, line, sizeof line, deadline, err, errlen) != 0) return -1;
+        if (!strcmp(line, "ok")) break;
+        if (bad || got) continue;
+        char e[200];
+        if (!strncmp(line, "err", 3)) {
+            snprintf(err, errlen, "%s: %.200s", a->program, line);
+            bad = true;
+        } else if (zz_move_from_text(p, line, m, e, sizeof e) != 0) {
+            snprintf(err, errlen, "%s: bestmove '%.100s': %s", a->program, line, e);
+            bad = true;
+        } else {
+            got = true;
+        }
+    }
+    if (bad) return -1;
+    if (!got) { snprintf(err, errlen, "%s: bestmove gave no move", a->program); return -1; }
+    return 0;
+}
+
 int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, size_t errlen) {
     double t0 = mcts_now_s();
     *m = ZZ_MOVE_NONE;
@@ -321,36 +579,15 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     case AG_PUCT: {
         sync_root(a, p);
         mcts_think th;
-        if (mcts_puct_think(a->puct, tms > 0 ? 0 : (int)a->budget, tms, &th, err, errlen) != 0) return -1;
+        int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
+        if (mcts_puct_think(a->puct, sims, tms, &th, err, errlen) != 0) return -1;
         *m = th.move;
         a->stats.sims += th.stats.iterations;
         break;
     }
-    case AG_CMD: {
-        char line[512], cmd[64];
-        if (tms > 0) snprintf(cmd, sizeof cmd, "bestmove time %.0f", tms);
-        else snprintf(cmd, sizeof cmd, "bestmove");
-        if (mcts_proc_send(&a->proc, cmd) != 0) { snprintf(err, errlen, "%s: cannot write to the program", a->program); return -1; }
-        bool got = false;
-        for (;;) {
-            if (mcts_proc_read_line(&a->proc, line, sizeof line) != 0) {
-                snprintf(err, errlen, "%s: the program closed its output", a->program);
-                return -1;
-            }
-            if (!strcmp(line, "ok")) break;
-            if (!strncmp(line, "err", 3)) { snprintf(err, errlen, "%s: %.200s", a->program, line); return -1; }
-            if (!got) {
-                char e[200];
-                if (zz_move_from_text(p, line, m, e, sizeof e) != 0) {
-                    snprintf(err, errlen, "%s: bestmove '%.100s': %s", a->program, line, e);
-                    return -1;
-                }
-                got = true;
-            }
-        }
-        if (!got) { snprintf(err, errlen, "%s: bestmove gave no move", a->program); return -1; }
+    case AG_CMD:
+        if (cmd_bestmove(a, p, tms, m, err, errlen) != 0) return -1;
         break;
-    }
     }
     if (!*m || !zz_is_legal(p, *m)) { snprintf(err, errlen, "%s chose no legal move", a->name); return -1; }
     double dt = mcts_now_s() - t0;

@@ -1,17 +1,28 @@
 /* agent.h — players for the arena and the engine, built from a spec string:
  *
  *   random                     a uniformly random legal move
- *   uct:ITERS[,opt=v...]       UCT with random rollouts (uct.h)
+ *   uct:ITERS[,opt=v...]       UCT with random rollouts (uct.h); ITERS from 1 to MCTS_UCT_MAX_ITERS
  *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, a
  *                              network checkpoint file (src/nn, run on the CPU), or `default`: the
- *                              shipped network for the game's board (mcts_default_weights)
- *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md)
+ *                              shipped network for the game's board (mcts_default_weights); SIMS
+ *                              from 1 to MCTS_PUCT_MAX_SIMS
+ *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md), run with
+ *                              /bin/sh -c (so PROGRAM may hold arguments, commas included)
  *
  * Options (comma-separated after the budget): threads=N seed=S time=MS game=MS reuse=0|1 win=0|1
  * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, vl=,
  * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1).
+ * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
+ * not a number, or a fraction for a whole-number option is refused with a message.
+ *
+ * The cmd agent's timeout: every answer of the program (to the first `info`, to newgame, play and
+ * bestmove) must end with its `ok` within $ZZ_CMD_TIMEOUT_MS milliseconds of the command (default
+ * MCTS_CMD_TIMEOUT_DEFAULT_MS = 10 s; `bestmove time MS` gets MS more), read when the agent is
+ * built (tools/arena --cmd-timeout MS sets it).  A program that does not answer in time is stopped
+ * and the call fails with a message (in a match: it loses the game, and every later game at once);
+ * a program that exits is reported with its exit status.
  *
  * An agent follows one game: newgame, then every move played (by either side) through played(),
  * and choose() whenever it is to move; it keeps its search tree between moves when it can. */
@@ -20,6 +31,7 @@
 
 #include "puct.h"
 #include "uct.h"
+#include <stdio.h>
 
 typedef struct mcts_agent mcts_agent;
 
@@ -27,6 +39,15 @@ typedef struct mcts_agent mcts_agent;
  * ladder in weights/README.md measured), and the player when no network is shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
 #define MCTS_FALLBACK_PLAYER "uct:20000"
+
+/* Budget limits of the spec: uct:ITERS and puct:WEIGHTS:SIMS. */
+#define MCTS_UCT_MAX_ITERS 1000000000000ULL
+#define MCTS_PUCT_MAX_SIMS 2000000000ULL
+
+/* The cmd agent's answer timeout: the environment variable (milliseconds, 1 to the maximum), and
+ * its default. */
+#define MCTS_CMD_TIMEOUT_ENV "ZZ_CMD_TIMEOUT_MS"
+enum { MCTS_CMD_TIMEOUT_DEFAULT_MS = 10000, MCTS_CMD_TIMEOUT_MAX_MS = 86400000 };
 
 /* The shipped network of a board: $ZZ_WEIGHTS_DIR/zertzN.ckpt, else weights/zertzN.ckpt in the
  * working directory, else beside the running program (its folder's ../weights).  0 with the path,
@@ -44,6 +65,12 @@ typedef struct mcts_agent_stats {
  * capped by per_move_ms when > 0; at least 1 ms. */
 double mcts_move_time_ms(double per_move_ms, double game_ms, double used_ms, int moves_made);
 
+/* Print the agent kinds and every option with its range and default (for the tools' --help). */
+void mcts_agent_help(FILE *f);
+
+/* Check a spec's syntax and ranges without building anything (no program started, no network
+ * loaded): 0, or -1 with a message.  For tools that refuse bad usage before they start. */
+int mcts_agent_check_spec(const char *spec, char *err, size_t errlen);
 /* Parse spec and build the agent (a cmd agent's program is started now).  threads_default
  * applies when the spec names no threads.  NULL with a message on a bad spec. */
 mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* evaluator.c — batching helper and the built-in evaluators (uniform, random rollouts). */
 #include "evaluator.h"
 #include "rand.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,8 +135,16 @@ mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, si
     mcts_evaluator *e = NULL;
     if (!strcmp(name, "uniform")) e = mcts_eval_uniform_new();
     else if (!strcmp(name, "rollout")) e = mcts_eval_rollout_new(1, seed);
-    else if (!strncmp(name, "rollout:", 8) && atoi(name + 8) > 0) e = mcts_eval_rollout_new(atoi(name + 8), seed);
-    else {
+    else if (!strncmp(name, "rollout:", 8)) {
+        char *end;
+        errno = 0;
+        long k = strtol(name + 8, &end, 10);
+        if (end == name + 8 || *end || errno || k < 1 || k > MCTS_ROLLOUTS_MAX) {
+            snprintf(err, errlen, "'%s': rollout:K needs K from 1 to %d", name, MCTS_ROLLOUTS_MAX);
+            return NULL;
+        }
+        e = mcts_eval_rollout_new((int)k, seed);
+    } else {
         char why[256];
         if ((e = mcts_eval_nn_new(name, why, sizeof why))) return e;
         snprintf(err, errlen, "weights '%s': %s (built-in evaluators: uniform, rollout, rollout:K)", name, why);

@@ -54,8 +54,9 @@ mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda
  * policy over the legal moves, value = the value head.  NULL with a message (missing or damaged
  * file, out of memory). */
 mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen);
-/* An evaluator by name: "uniform", "rollout", "rollout:K", or else a checkpoint file.  NULL with
- * a message when it cannot be built. */
+/* An evaluator by name: "uniform", "rollout", "rollout:K" (K from 1 to MCTS_ROLLOUTS_MAX), or else
+ * a checkpoint file.  NULL with a message when it cannot be built. */
+enum { MCTS_ROLLOUTS_MAX = 1000 };
 mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, size_t errlen);
 
 #endif

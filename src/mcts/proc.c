@@ -1,7 +1,10 @@
-/* proc.c — fork/exec a shell command with its stdin/stdout on pipes (see proc.h). */
+/* proc.c — fork/exec a shell command with its stdin/stdout on pipes; lines read with a timeout
+ * (poll) from our own buffer over the raw pipe (see proc.h). */
 #include "proc.h"
+#include "clock.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@ int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen)
     int in[2], out[2];
     memset(p, 0, sizeof *p);
     p->pid = -1;
+    p->from = -1;
     if (pipe2(in, O_CLOEXEC) != 0) { snprintf(err, errlen, "pipe: %s", strerror(errno)); return -1; }
     if (pipe2(out, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -28,16 +32,19 @@ int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen)
     if (pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
+        signal(SIGPIPE, SIG_DFL);            /* ignored signals survive exec: not ours to pass on */
         execl("/bin/sh", "sh", "-c", command, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
     close(out[1]);
+    p->open = true;
     p->pid = pid;
+    p->from = out[0];
     p->to = fdopen(in[1], "w");
-    p->from = fdopen(out[0], "r");
-    if (!p->to || !p->from) {
+    if (!p->to) {
         snprintf(err, errlen, "fdopen: %s", strerror(errno));
+        close(in[1]);
         mcts_proc_close(p);
         return -1;
     }
@@ -50,26 +57,118 @@ int mcts_proc_send(mcts_proc *p, const char *line) {
     return 0;
 }
 
-int mcts_proc_read_line(mcts_proc *p, char *buf, size_t n) {
-    if (!p->from || !fgets(buf, (int)n, p->from)) return -1;
-    size_t len = strlen(buf);
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = 0;
+/* Take one line (or n - 1 bytes of it, or the rest at end of file) from the buffer into buf;
+ * false when the buffer holds no whole line yet. */
+static bool take_line(mcts_proc *p, char *buf, size_t n) {
+    const char *s = p->buf + p->start;
+    const char *nl = memchr(s, '\n', p->len);
+    size_t line = nl ? (size_t)(nl - s) : p->len;
+    bool whole = nl || p->eof || p->len == sizeof p->buf;
+    if (!whole && line < n - 1) return false;
+    size_t k = line < n - 1 ? line : n - 1;
+    memcpy(buf, s, k);
+    buf[k] = 0;
+    size_t used = k + (k == line && nl ? 1 : 0);          /* the newline goes with the line */
+    p->start += used;
+    p->len -= used;
+    while (k && buf[k - 1] == '\r') buf[--k] = 0;
+    return true;
+}
+
+/* Read what the pipe has into the buffer, waiting at most wait_ms (< 0: for ever).
+ * 0 (some bytes or end of file), or MCTS_PROC_TIMEOUT. */
+static int fill(mcts_proc *p, int wait_ms) {
+    if (p->start) {
+        memmove(p->buf, p->buf + p->start, p->len);
+        p->start = 0;
+    }
+    struct pollfd pfd = { p->from, POLLIN, 0 };
+    int r = poll(&pfd, 1, wait_ms);
+    if (r == 0) return MCTS_PROC_TIMEOUT;
+    if (r < 0) {
+        if (errno != EINTR) p->eof = true;
+        return 0;
+    }
+    ssize_t got = read(p->from, p->buf + p->len, sizeof p->buf - p->len);
+    if (got > 0) p->len += (size_t)got;
+    else if (got == 0 || (errno != EINTR && errno != EAGAIN)) p->eof = true;
     return 0;
 }
 
-void mcts_proc_close(mcts_proc *p) {
-    if (p->to) fclose(p->to);
-    if (p->from) fclose(p->from);
-    p->to = p->from = NULL;
-    if (p->pid > 0) {
-        int status;
-        for (int i = 0; i < 200; i++) {            /* up to 2 s for a clean exit */
-            if (waitpid(p->pid, &status, WNOHANG) == p->pid) { p->pid = -1; return; }
-            struct timespec ts = { 0, 10000000 };
-            nanosleep(&ts, NULL);
+int mcts_proc_read_line_timeout(mcts_proc *p, char *buf, size_t n, int timeout_ms) {
+    if (!n) return MCTS_PROC_EOF;
+    if (p->from < 0) return MCTS_PROC_EOF;
+    double deadline = mcts_now_s() + timeout_ms / 1000.0;
+    for (;;) {
+        if (p->len && take_line(p, buf, n)) return 0;
+        if (p->eof) return MCTS_PROC_EOF;
+        int wait_ms = -1;
+        if (timeout_ms >= 0) {
+            double left = deadline - mcts_now_s();
+            if (left <= 0) return MCTS_PROC_TIMEOUT;
+            wait_ms = (int)(left * 1000) + 1;
         }
-        kill(p->pid, SIGTERM);
-        waitpid(p->pid, &status, 0);
-        p->pid = -1;
+        if (fill(p, wait_ms) == MCTS_PROC_TIMEOUT) return MCTS_PROC_TIMEOUT;
     }
+}
+
+int mcts_proc_read_line(mcts_proc *p, char *buf, size_t n) {
+    return mcts_proc_read_line_timeout(p, buf, n, -1) == 0 ? 0 : -1;
+}
+
+static void pause_ms(int ms) {
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* Reap the child if it exits within ms milliseconds; true when it is reaped. */
+static bool reap(mcts_proc *p, int ms) {
+    if (p->pid <= 0) return true;
+    for (int waited = 0;; waited += 10) {
+        pid_t r = waitpid(p->pid, &p->status, WNOHANG);
+        if (r == p->pid || (r < 0 && errno == ECHILD)) { p->pid = -1; return true; }
+        if (waited >= ms) return false;
+        pause_ms(10);
+    }
+}
+
+void mcts_proc_end_reason(mcts_proc *p, char *buf, size_t n) {
+    if (!reap(p, 200)) snprintf(buf, n, "the program closed its output");
+    else if (WIFEXITED(p->status)) snprintf(buf, n, "the program closed its output: it exited with status %d", WEXITSTATUS(p->status));
+    else if (WIFSIGNALED(p->status))
+        snprintf(buf, n, "the program closed its output: it was killed by signal %d (%s)", WTERMSIG(p->status),
+                 strsignal(WTERMSIG(p->status)));
+    else snprintf(buf, n, "the program closed its output: it exited");
+}
+
+static void close_pipes(mcts_proc *p) {
+    if (p->to) fclose(p->to);
+    if (p->from >= 0) close(p->from);
+    p->to = NULL;
+    p->from = -1;
+    p->len = p->start = 0;
+}
+
+/* Stop the child: SIGTERM after grace_ms, SIGKILL 1 s later. */
+static void stop_child(mcts_proc *p, int grace_ms) {
+    if (reap(p, grace_ms)) return;
+    kill(p->pid, SIGTERM);
+    if (reap(p, 1000)) return;
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, &p->status, 0);
+    p->pid = -1;
+}
+
+void mcts_proc_close(mcts_proc *p) {
+    if (!p->open) return;
+    close_pipes(p);
+    stop_child(p, 2000);
+    p->open = false;
+}
+
+void mcts_proc_kill(mcts_proc *p) {
+    if (!p->open) return;
+    close_pipes(p);
+    stop_child(p, 0);
+    p->open = false;
 }
