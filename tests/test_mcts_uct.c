@@ -321,6 +321,75 @@ START_TEST(uct_beats_random) {
 }
 END_TEST
 
+/* A prior that ranks moves by a hash: a fixed, known order for the test, and a count of calls. */
+typedef struct { int calls; } hash_prior_ctx;
+static float hash_prior(zz_move m) { return (float)((m * 2654435761u) >> 8 & 0xFFFF) + 1.0f; }
+static int hash_prior_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    hash_prior_ctx *c = self->ctx;
+    for (int i = 0; i < n; i++) {
+        c->calls++;
+        double sum = 0;
+        for (int k = 0; k < items[i].nmoves; k++) sum += hash_prior(items[i].moves[k]);
+        for (int k = 0; k < items[i].nmoves; k++) items[i].priors[k] = (float)(hash_prior(items[i].moves[k]) / sum);
+        items[i].value = 0;
+    }
+    return 0;
+}
+
+/* Prior-ordered widening: a node visited prior_visits times opens its further children in the
+ * order of the evaluator's priors; the children opened before stay in their slots; the tree's
+ * invariants hold (slot k holds edge k's move), also after re-rooting; threads > 1 is refused. */
+START_TEST(uct_prior_ordered_widening) {
+    hash_prior_ctx hc = { 0 };
+    mcts_evaluator ev = { "hash-prior", 0, hash_prior_eval, NULL, &hc };
+    mcts_uct_config c;
+    mcts_uct_config_default(&c);
+    c.prior_ev = &ev;
+    c.prior_visits = 16;
+    c.threads = 2;
+    ck_assert_ptr_null(mcts_uct_new(&c));
+    c.threads = 1;
+    mcts_uct *u = mcts_uct_new(&c);
+    ck_assert_ptr_nonnull(u);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_uct_set_root(u, &p);
+    mcts_search_stats st;
+    ck_assert_int_eq(mcts_uct_search(u, 3000, 0, &st), 0);
+    ck_assert_ptr_null(mcts_uct_error(u));
+    const mcts_tree *t = mcts_uct_tree(u);
+    assert_tree_ok(t);
+    const mcts_node *root = mcts_tree_root(t);
+    ck_assert_uint_eq(root->nedges, root->nmoves);              /* the root was ordered */
+    ck_assert_int_gt(hc.calls, 1);                              /* and some inner nodes */
+    ck_assert_int_lt(hc.calls, 3000 / 16 + 2);                  /* once per node at most */
+    /* the edges after the ones opened before ordering are sorted by the prior, and the
+     * children opened after ordering are exactly the next edges */
+    const mcts_edge *e = mcts_tree_edges(t, root->edges);
+    uint32_t nopen = atomic_load(&root->nopen);
+    /* at 16 visits at most 2 * sqrt(16) = 8 children were open: from edge 8 on, sorted */
+    for (uint32_t k = 8; k + 1 < root->nedges; k++) ck_assert(e[k].prior >= e[k + 1].prior);
+    uint32_t slot = 0;
+    MCTS_FOR_EACH_CHILD(t, root, ch) { ck_assert_uint_eq(ch->move, e[slot].move); slot++; }
+    ck_assert_uint_eq(slot, nopen);
+    /* the most probable move was opened (it comes right after the pre-ordering children) */
+    float best = 0;
+    for (uint32_t k = 0; k < root->nedges; k++) if (e[k].prior > best) best = e[k].prior;
+    bool opened = false;
+    MCTS_FOR_EACH_CHILD(t, root, ch) {
+        for (uint32_t k = 0; k < root->nedges; k++) if (e[k].move == ch->move && e[k].prior == best) opened = true;
+    }
+    ck_assert(opened);
+    /* re-rooting keeps the ordered subtree consistent */
+    zz_move m = mcts_uct_best(u);
+    mcts_uct_advance(u, m);
+    assert_tree_ok(t);
+    ck_assert_int_eq(mcts_uct_search(u, 1000, 0, &st), 0);
+    assert_tree_ok(t);
+    mcts_uct_free(u);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("mcts_uct");
     TCase *t = tcase_create("uct");
@@ -336,6 +405,7 @@ static Suite *suite(void) {
     tcase_add_test(t, uct_time_limit_and_full_tree);
     tcase_add_test(t, uct_choose_plays_winning_placement);
     tcase_add_test(t, uct_beats_random);
+    tcase_add_test(t, uct_prior_ordered_widening);
     suite_add_tcase(s, t);
     return s;
 }

@@ -11,6 +11,7 @@
 #include "rand.h"
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,11 @@ struct mcts_uct {
     _Atomic uint64_t started;       /* tickets handed out */
     _Atomic int stop;
     double deadline;                /* monotonic seconds; 0 = none */
+    zz_move *pmoves;                /* prior ordering scratch: [ZZ_MAX_MOVES] moves, priors, order */
+    float *ppriors;
+    uint32_t *porder;
+    char err[256];                  /* the first evaluator error */
+    int prior_off;                  /* an error or a full edge arena: random order from now on */
 };
 
 typedef struct {
@@ -54,7 +60,19 @@ mcts_uct *mcts_uct_new(const mcts_uct_config *cfg) {
     u->cfg = *cfg;
     if (u->cfg.threads < 1) u->cfg.threads = 1;
     if (u->cfg.virtual_loss < 1) u->cfg.virtual_loss = 1;
-    if (mcts_tree_init(&u->tree, u->cfg.max_nodes, 2)) { free(u); return NULL; }
+    if (u->cfg.prior_ev) {
+        if (u->cfg.threads != 1) { free(u); return NULL; }
+        if (!u->cfg.prior_visits) u->cfg.prior_visits = 64;
+        u->pmoves = malloc(ZZ_MAX_MOVES * sizeof *u->pmoves);
+        u->ppriors = malloc(ZZ_MAX_MOVES * sizeof *u->ppriors);
+        u->porder = malloc(ZZ_MAX_MOVES * sizeof *u->porder);
+        if (!u->pmoves || !u->ppriors || !u->porder) { free(u->pmoves); free(u->ppriors); free(u->porder); free(u); return NULL; }
+    }
+    if (mcts_tree_init(&u->tree, u->cfg.max_nodes, u->cfg.prior_ev ? 1u << 26 : 2)) {
+        free(u->pmoves); free(u->ppriors); free(u->porder);
+        free(u);
+        return NULL;
+    }
     u->rng = mcts_seed(cfg->seed);
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
@@ -65,8 +83,13 @@ mcts_uct *mcts_uct_new(const mcts_uct_config *cfg) {
 void mcts_uct_free(mcts_uct *u) {
     if (!u) return;
     mcts_tree_free(&u->tree);
+    free(u->pmoves);
+    free(u->ppriors);
+    free(u->porder);
     free(u);
 }
+
+const char *mcts_uct_error(const mcts_uct *u) { return u->err[0] ? u->err : NULL; }
 
 const mcts_tree *mcts_uct_tree(const mcts_uct *u) { return &u->tree; }
 const mcts_uct_config *mcts_uct_get_config(const mcts_uct *u) { return &u->cfg; }
@@ -120,6 +143,50 @@ static void undo_path(mcts_tree *t, uint32_t i, uint32_t vl) {
     }
 }
 
+static const float *g_sort_priors;       /* qsort's key (prior ordering runs on one thread) */
+static int cmp_prior_desc(const void *a, const void *b) {
+    float x = g_sort_priors[*(const uint32_t *)a], y = g_sort_priors[*(const uint32_t *)b];
+    return x < y ? 1 : x > y ? -1 : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* Give node (at pos, with its nopen children published) its prior-ordered edge list: the opened
+ * children's moves in slot order, then every other legal move by descending prior.  On an
+ * evaluator error or a full edge arena the node keeps its random order. */
+static void order_by_priors(mcts_uct *u, mcts_node *node, const zz_pos *pos) {
+    mcts_tree *t = &u->tree;
+    int n = zz_gen_moves(pos, u->pmoves);
+    if (n < 2 || (uint32_t)n != node->nmoves) return;
+    mcts_eval_item it = { pos, u->pmoves, n, u->ppriors, 0 };
+    char err[200];
+    if (mcts_evaluate(u->cfg.prior_ev, &it, 1, err, sizeof err) != 0) {
+        if (!u->err[0]) snprintf(u->err, sizeof u->err, "%s", err);
+        u->prior_off = 1;
+        return;
+    }
+    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)n);
+    if (!e) { u->prior_off = 1; return; }
+    mcts_edge *edges = mcts_tree_edges(t, e);
+    uint32_t k = 0;
+    MCTS_FOR_EACH_CHILD(t, node, c) {               /* single thread: every claimed slot is published */
+        edges[k].move = c->move;
+        edges[k].prior = 0;
+        for (int j = 0; j < n; j++)
+            if (u->pmoves[j] == c->move) { edges[k].prior = u->ppriors[j]; u->ppriors[j] = -1; break; }
+        k++;
+    }
+    uint32_t m = 0;
+    for (int j = 0; j < n; j++)
+        if (u->ppriors[j] >= 0) u->porder[m++] = (uint32_t)j;
+    g_sort_priors = u->ppriors;
+    qsort(u->porder, m, sizeof *u->porder, cmp_prior_desc);
+    for (uint32_t i = 0; i < m && k < (uint32_t)n; i++, k++) {
+        edges[k].move = u->pmoves[u->porder[i]];
+        edges[k].prior = u->ppriors[u->porder[i]];
+    }
+    node->edges = e;
+    node->nedges = k;
+}
+
 static uint32_t widen_limit(const mcts_uct_config *c, uint32_t n) {
     double lim = c->pw_c * pow((double)n, c->pw_alpha);
     return lim < 1.0 ? 1u : lim > 4e9 ? 4000000000u : (uint32_t)lim;
@@ -141,6 +208,9 @@ static int iterate(uct_worker *w) {
             return 1;
         }
         uint32_t N = mcts_stats_n(mcts_node_load(node));
+        if (cfg->prior_ev && !u->prior_off && node->nedges == 0 && node->nmoves > 1 && N >= cfg->prior_visits &&
+            atomic_load_explicit(&node->nopen, memory_order_relaxed) < node->nmoves)
+            order_by_priors(u, node, &pos);
         double sqrt_ln = sqrt(log((double)(N ? N : 1)));
         uint32_t limit = widen_limit(cfg, N);
         if (limit > node->nmoves) limit = node->nmoves;
@@ -160,7 +230,8 @@ static int iterate(uct_worker *w) {
             uint32_t ci = mcts_tree_alloc_node(t, &w->cache);
             if (!ci) { undo_path(t, idx, vl); return 0; }   /* the claim stays: harmless */
             mcts_node *c = mcts_tree_node(t, ci);
-            zz_move m = mcts_order_move(&pos, k, node->nmoves, node->seed, w->moves);
+            zz_move m = k < node->nedges ? mcts_tree_edges(t, node->edges)[k].move
+                                         : mcts_order_move(&pos, k, node->nmoves, node->seed, w->moves);
             zz_pos after = pos;
             zz_apply(&after, m, NULL);
             mcts_node_init(c, idx, m, 1.0f / (float)node->nmoves, &after, pos.to_move, MCTS_EXPANDED, vl);

@@ -6,12 +6,17 @@
  * unopened child counts as one visit of value fpu).  Selection maximises
  * Q + c_uct * sqrt(ln N / n), Q in [-1, 1] from the view of the player choosing.
  *
+ * With a prior evaluator (prior_ev), a node that has been visited prior_visits times gets its
+ * moves sorted once by the evaluator's priors (the children already opened first, in their slots;
+ * then the others, most probable first: the node's edge list), and widening follows that order.
+ *
  * Threads share one tree (see tree.h): atomic packed statistics, virtual loss, CAS claims of
  * children, per-thread node caches.  threads == 1 runs in the caller and is deterministic:
  * the same seed and the same calls give the same tree. */
 #ifndef MCTS_UCT_H
 #define MCTS_UCT_H
 
+#include "evaluator.h"
 #include "tree.h"
 
 typedef struct mcts_uct_config {
@@ -23,6 +28,12 @@ typedef struct mcts_uct_config {
     int virtual_loss;         /* visits in flight per descent (≥ 1) */
     int root_win_check;       /* mcts_uct_choose plays an immediately winning move unsearched */
     uint32_t max_nodes;       /* node arena capacity (0 = default) */
+    /* Prior-ordered widening (progressive widening with knowledge): when a node reaches
+     * prior_visits visits, prior_ev (borrowed; a network) is asked once for its priors, and the
+     * children not yet opened are opened in the order of those priors instead of the random
+     * order.  Values stay random rollouts.  Needs threads == 1.  NULL: random order. */
+    mcts_evaluator *prior_ev;
+    uint32_t prior_visits;    /* 0 = default (64) */
 } mcts_uct_config;
 
 void mcts_uct_config_default(mcts_uct_config *c);
@@ -44,8 +55,10 @@ typedef struct mcts_search_stats {
     uint64_t batches;         /* evaluator calls (PUCT) */
 } mcts_search_stats;
 
-/* NULL on out-of-memory. */
+/* NULL on out-of-memory, or when prior_ev is given with threads > 1. */
 mcts_uct *mcts_uct_new(const mcts_uct_config *cfg);
+/* The first evaluator error of the searches so far (prior-ordered widening), or NULL. */
+const char *mcts_uct_error(const mcts_uct *u);
 void mcts_uct_free(mcts_uct *u);
 /* Start a fresh tree at p. */
 void mcts_uct_set_root(mcts_uct *u, const zz_pos *p);
