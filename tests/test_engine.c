@@ -7,6 +7,7 @@
 #include "helpers.h"
 #include "mcts/proc.h"
 #include "mcts/protocol.h"
+#include "game/notation.h"
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -267,6 +268,67 @@ START_TEST(protocol_run_over_streams) {
 }
 END_TEST
 
+/* position (startpos with moves, zpos, sgf) and result; board's position line reads back. */
+START_TEST(protocol_position_and_result) {
+    char err[256];
+    mcts_session *s = mcts_session_new("uct:50", 1, 7, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    answer a;
+    ask_ok(s, "position startpos moves Wd4,d1; Gc3,a1", &a);
+    done(&a);
+    zz_pos want;
+    th_build(&want, ZZ_B37, NULL, NULL);
+    zz_pos_init(&want, ZZ_B37);
+    zz_move m[ZZ_MAX_CHAIN];
+    zz_pos after;
+    ck_assert_int_eq(zz_turn_from_text(&want, "Wd4,d1", m, &after, err, sizeof err), 1);
+    want = after;
+    ck_assert_int_eq(zz_turn_from_text(&want, "Gc3,a1", m, &after, err, sizeof err), 1);
+    ck_assert(zz_pos_equal(mcts_session_position(s), &after));
+    int n = ask_ok(s, "board", &a);
+    const char *zline = NULL;
+    for (int i = 0; i < n; i++) if (!strncmp(a.line[i], "position zpos:", 14)) zline = a.line[i] + 9;
+    ck_assert_ptr_nonnull(zline);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "position %s", zline);
+    done(&a);
+    ask_ok(s, "newgame 61", &a);
+    done(&a);
+    ask_ok(s, cmd, &a);                               /* the same position, from its line */
+    done(&a);
+    ck_assert(zz_pos_equal(mcts_session_position(s), &after));
+    ck_assert_int_eq(ask_ok(s, "result", &a), 1);
+    ck_assert_str_eq(a.line[0], "result none");
+    done(&a);
+    ask_ok(s, "bestmove", &a);                        /* the agent follows the new position */
+    zz_move best;
+    ck_assert_msg(zz_move_from_text(&after, a.line[0], &best, err, sizeof err) == 0, "%s", err);
+    done(&a);
+    ask_err(s, "undo");                               /* a zpos position has no history */
+    ask_err(s, "position zpos:37:..:6,8,10");
+    ask_err(s, "position startpos moves Wd4,d1; Wd4,d2");
+    ask_err(s, "position startpos 50");
+    ask_err(s, "position sgf /nonexistent.sgf");
+    ask_err(s, "position");
+    const char *dir = th_archive_dir();               /* a whole archive game: over, with history */
+    if (dir) {
+        snprintf(cmd, sizeof cmd, "position sgf %s/sgf/37/2006/Z-SmartBot-guest-2006-08-14-2211.sgf", dir);
+        ask_ok(s, cmd, &a);
+        done(&a);
+        ck_assert(zz_over(mcts_session_position(s)));
+        ck_assert_int_eq(ask_ok(s, "result", &a), 1);
+        ck_assert(!strncmp(a.line[0], "result ", 7) && strcmp(a.line[0], "result none"));
+        done(&a);
+        ask_ok(s, "undo 2", &a);
+        done(&a);
+        ck_assert(!zz_over(mcts_session_position(s)));
+    } else {
+        th_skip("test_engine", "position sgf of an archive game: no archive");
+    }
+    mcts_session_free(s);
+}
+END_TEST
+
 START_TEST(engine_binary_over_pipes) {
     const char *dir = getenv("ZZ_TOOLDIR");
     char prog[600];
@@ -375,6 +437,7 @@ static Suite *suite(void) {
     tcase_add_test(t, protocol_jumps_and_whole_turns);
     tcase_add_test(t, protocol_full_game);
     tcase_add_test(t, protocol_run_over_streams);
+    tcase_add_test(t, protocol_position_and_result);
     tcase_add_test(t, engine_binary_over_pipes);
     tcase_add_test(t, tools_help_and_unknown_options);
     tcase_add_test(t, tools_numeric_options_in_range);

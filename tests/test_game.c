@@ -7,6 +7,7 @@
 #include "game/sgf.h"
 #include "game/symmetry.h"
 #include "helpers.h"
+#include "game/posstr.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -651,6 +652,48 @@ START_TEST(fuzz_parsers) {
 }
 END_TEST
 
+/* zpos lines: every position of random games on every board reads back equal; known text for
+ * the opening; bad lines are refused with a reason. */
+START_TEST(position_strings) {
+    char z[ZZ_POSSTR_MAX], err[256];
+    zz_pos p, q;
+    zz_pos_init(&p, ZZ_B37);
+    zz_pos_to_string(&p, z);
+    ck_assert_str_eq(z, "zpos:37:.....................................:6,8,10:0,0,0:0,0,0:0:-:0");
+    uint64_t rng = th_seed();
+    for (int game = 0; game < 60; game++) {
+        zz_pos_init(&p, (zz_board_kind)(game % 3));
+        while (!zz_over(&p)) {
+            ck_assert_int_lt(zz_pos_to_string(&p, z), ZZ_POSSTR_MAX);
+            ck_assert_msg(zz_pos_from_string(z, &q, err, sizeof err) == 0, "%s: %s", z, err);
+            ck_assert_msg(zz_pos_equal(&p, &q), "%s", z);
+            ck_assert_int_eq(q.ply, p.ply);
+            zz_apply(&p, zz_random_move(&p, &rng), NULL);
+        }
+        zz_pos_to_string(&p, z);                 /* an ended game reads back ended, same winner */
+        ck_assert_msg(zz_pos_from_string(z, &q, err, sizeof err) == 0, "%s: %s", z, err);
+        if (p.end == ZZ_END_CAPTURE || p.end == ZZ_END_NO_MOVE) {
+            ck_assert(zz_over(&q));
+            ck_assert_int_eq(q.winner, p.winner);
+        }
+    }
+    const char *bad[] = { "", "zpos", "zpos:36:", "zpos:37:....", "zpos:37:.....................................:6,8:0,0,0:0,0,0:0:-:0",
+                          "zpos:37:.....................................:6,8,11:0,0,0:0,0,0:0:-:0",   /* 11 black */
+                          "zpos:37:.....................................:6,8,10:0,0,0:0,0,0:2:-:0",
+                          "zpos:37:.....................................:6,8,10:0,0,0:0,0,0:0:z9:0",
+                          "zpos:37:.....................................:6,8,10:0,0,0:0,0,0:0:d4:0",   /* no marble */
+                          "zpos:37:.....................................:6,8,10:0,0,0:0,0,0:0:-:x",
+                          "zpos:37:.....................................:6,8,10:0,0,0:0,0,0:0:-:0 junk",
+                          "zpos:37:....................................X:6,8,10:0,0,0:0,0,0:0:-:0",
+                          "zpos:37:......................................:6,8,10:0,0,0:0,0,0:0:-:0" };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        ck_assert_msg(zz_pos_from_string(bad[i], &q, err, sizeof err) != 0, "accepted: %s", bad[i]);
+        ck_assert_msg(err[0], "no reason: %s", bad[i]);
+    }
+}
+END_TEST
+
 static Suite *game_suite(void) {
     Suite *s = suite_create("game");
     TCase *t = tcase_create("rules");
@@ -681,6 +724,7 @@ static Suite *game_suite(void) {
     tcase_add_test(t, sgf_bad_input);
     tcase_add_test(t, replay_tool_messages);
     tcase_add_test(t, fuzz_parsers);
+    tcase_add_test(t, position_strings);
     suite_add_tcase(s, t);
     return s;
 }

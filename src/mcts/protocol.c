@@ -1,6 +1,8 @@
 /* protocol.c — the engine protocol (see protocol.h and PROTOCOL.md). */
 #include "protocol.h"
 #include "game/notation.h"
+#include "game/posstr.h"
+#include "game/sgf.h"
 #include "rand.h"
 #include <ctype.h>
 #include <stdlib.h>
@@ -71,6 +73,17 @@ static void fail(FILE *out, const char *fmt, const char *a, const char *b) {
     ok(out);
 }
 
+/* "result none", "result draw" or "result N wins (how)". */
+static void print_result(const zz_pos *p, FILE *out) {
+    if (zz_over(p)) {
+        if (p->winner >= 0) fprintf(out, "result %d wins (%s)\n", p->winner, p->end == ZZ_END_CAPTURE ? "captures" :
+                                    p->end == ZZ_END_NO_MOVE ? "no move" : "other");
+        else fprintf(out, "result draw\n");
+    } else {
+        fprintf(out, "result none\n");
+    }
+}
+
 static void print_board(const zz_pos *p, FILE *out) {
     const zz_board *b = zz_pos_board(p);
     int ymin = 1 << 20, ymax = -(1 << 20);
@@ -111,13 +124,10 @@ static void print_board(const zz_pos *p, FILE *out) {
     fprintf(out, "\npool W%d G%d B%d\n", p->pool[0], p->pool[1], p->pool[2]);
     for (int pl = 0; pl < 2; pl++)
         fprintf(out, "captures %d W%d G%d B%d\n", pl, p->cap[pl][0], p->cap[pl][1], p->cap[pl][2]);
-    if (zz_over(p)) {
-        if (p->winner >= 0) fprintf(out, "result %d wins (%s)\n", p->winner, p->end == ZZ_END_CAPTURE ? "captures" :
-                                    p->end == ZZ_END_NO_MOVE ? "no move" : "other");
-        else fprintf(out, "result draw\n");
-    } else {
-        fprintf(out, "result none\n");
-    }
+    char z[ZZ_POSSTR_MAX];
+    zz_pos_to_string(p, z);
+    fprintf(out, "position %s\n", z);
+    print_result(p, out);
 }
 
 /* ---- commands -------------------------------------------------------------------------------- */
@@ -231,6 +241,94 @@ static void cmd_undo(mcts_session *s, const char *arg, FILE *out) {
     ok(out);
 }
 
+/* Make `start` followed by `moves` the session's game (undo goes back to start at most). */
+static int set_game(mcts_session *s, const zz_pos *start, const zz_move *moves, int n, char *err, size_t errlen) {
+    if (n > MAX_HISTORY) { snprintf(err, errlen, "the game is too long (%d moves, at most %d)", n, MAX_HISTORY); return -1; }
+    zz_pos keep_start = s->start;
+    int keep_n = s->nhist;
+    s->start = *start;
+    memcpy(s->history, moves, (size_t)n * sizeof *moves);
+    s->nhist = n;
+    s->games++;
+    if (reset_agent(s, err, errlen) != 0) {       /* back to the game we had */
+        s->start = keep_start;
+        s->nhist = keep_n;
+        return -1;
+    }
+    s->pos = *start;
+    for (int i = 0; i < n; i++) zz_apply(&s->pos, moves[i], NULL);
+    return 0;
+}
+
+/* position startpos [37|48|61] [moves TURN; TURN; ...] | position sgf FILE | position zpos:... */
+static void cmd_position(mcts_session *s, const char *arg, FILE *out) {
+    char err[300];
+    zz_move *moves = malloc(MAX_HISTORY * sizeof *moves);
+    if (!moves) { fail(out, "position: out of memory", NULL, NULL); return; }
+    zz_pos start;
+    int n = 0;
+    if (!strncmp(arg, "zpos:", 5)) {
+        if (zz_pos_from_string(arg, &start, err, sizeof err) != 0) { fail(out, "position: %s", err, NULL); goto done; }
+    } else if (!strncmp(arg, "sgf ", 4)) {
+        const char *path = arg + 4;
+        while (isspace((unsigned char)*path)) path++;
+        zz_game g;
+        if (zz_sgf_read_file(path, &g, err, sizeof err) != 0) { fail(out, "position: %s", err, NULL); goto done; }
+        start = g.start;
+        for (int t = 0; t < g.nturns; t++)
+            for (int k = 0; k < g.turns[t].nmoves && n < MAX_HISTORY; k++) moves[n++] = g.turns[t].moves[k];
+        zz_game_free(&g);
+    } else if (!strncmp(arg, "startpos", 8) && (!arg[8] || isspace((unsigned char)arg[8]))) {
+        const char *p = arg + 8;
+        while (isspace((unsigned char)*p)) p++;
+        int rings = 37;
+        if (isdigit((unsigned char)*p)) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (!zz_board_for_rings((int)v)) { fail(out, "position: the board must be 37, 48 or 61, not '%s'", p, NULL); goto done; }
+            rings = (int)v;
+            p = end;
+            while (isspace((unsigned char)*p)) p++;
+        }
+        zz_pos_init(&start, zz_board_for_rings(rings)->kind);
+        if (*p) {
+            if (strncmp(p, "moves", 5) || (p[5] && !isspace((unsigned char)p[5]))) {
+                fail(out, "position: after startpos, 'moves TURN; TURN; ...', not '%s'", p, NULL);
+                goto done;
+            }
+            p += 5;
+            zz_pos cur = start;
+            char turn[256];
+            while (*p) {
+                while (isspace((unsigned char)*p) || *p == ';') p++;
+                if (!*p) break;
+                size_t len = strcspn(p, ";");
+                if (len >= sizeof turn) len = sizeof turn - 1;
+                memcpy(turn, p, len);
+                turn[len] = 0;
+                p += strcspn(p, ";");
+                while (len > 0 && isspace((unsigned char)turn[len - 1])) turn[--len] = 0;
+                if (zz_over(&cur)) { fail(out, "position: the game is over before '%s'", turn, NULL); goto done; }
+                zz_move tm[ZZ_MAX_CHAIN];
+                zz_pos after;
+                int k = zz_turn_from_text(&cur, turn, tm, &after, err, sizeof err);
+                if (k <= 0) { fail(out, "position: '%s': %s", turn, err); goto done; }
+                if (n + k > MAX_HISTORY) { fail(out, "position: the game is too long", NULL, NULL); goto done; }
+                memcpy(moves + n, tm, (size_t)k * sizeof *tm);
+                n += k;
+                cur = after;
+            }
+        }
+    } else {
+        fail(out, "position: expected 'startpos [37|48|61] [moves ...]', 'sgf FILE' or 'zpos:...', not '%s'", arg, NULL);
+        goto done;
+    }
+    if (set_game(s, &start, moves, n, err, sizeof err) != 0) { fail(out, "position: %s", err, NULL); goto done; }
+    ok(out);
+done:
+    free(moves);
+}
+
 static void cmd_options(mcts_session *s, const char *arg, FILE *out) {
     char verb[16] = "", name[32] = "", value[512] = "";
     int k = sscanf(arg, "%15s %31s %511[^\n]", verb, name, value);
@@ -300,6 +398,8 @@ int mcts_session_command(mcts_session *s, const char *line, FILE *out) {
     else if (!strcmp(cmd, "bestmove")) cmd_bestmove(s, arg, out);
     else if (!strcmp(cmd, "undo")) cmd_undo(s, arg, out);
     else if (!strcmp(cmd, "board")) { print_board(&s->pos, out); ok(out); }
+    else if (!strcmp(cmd, "result")) { print_result(&s->pos, out); ok(out); }
+    else if (!strcmp(cmd, "position")) cmd_position(s, arg, out);
     else if (!strcmp(cmd, "options")) cmd_options(s, arg, out);
     else fail(out, "unknown command '%s' (info, newgame, play, validmoves, bestmove, undo, board, options, quit)", cmd, NULL);
     return 0;
