@@ -1,9 +1,11 @@
 /* arena.c — play two agents against each other and report the score with an Elo estimate.
  *
  *   arena A B [--games N] [--parallel P] [--threads T] [--seed S] [--rings 37|48|61]
- *             [--sgf DIR] [--ply-cap N] [--cmd-timeout MS] [--quiet]
+ *             [--sgf DIR] [--ply-cap N] [--opening-plies K] [--cmd-timeout MS] [--quiet]
  *
  * Agents: random | uct:ITERS[,opts] | puct:WEIGHTS:SIMS[,opts] | cmd:PROGRAM (src/mcts/agent.h).
+ * Games 2k and 2k+1 start from the same opening of K random plies (default 2), each agent
+ * moving first once, so deterministic agents never replay a game; repeated games are reported.
  * Games alternate who starts; --parallel games run at once; every game is written as
  * Boardspace SGF into --sgf DIR.  With single-threaded agents a seed replays the same games.
  * --cmd-timeout sets $ZZ_CMD_TIMEOUT_MS, the time a cmd: engine has for each answer.
@@ -31,6 +33,8 @@ static void usage(FILE *f) {
                "  --rings R         board: 37, 48 or 61 rings (default 37)\n"
                "  --sgf DIR         write every game as DIR/game-NNNN.sgf (default: none)\n"
                "  --ply-cap N       a game reaching N plies is a draw, 0..65535 (default 0: no cap)\n"
+               "  --opening-plies K each pair of games starts with K random plies (the same for both\n"
+               "                    colours), 0..16 (default 2; 0: every game from the start position)\n"
                "  --cmd-timeout MS  milliseconds a cmd: engine has for each answer, 1..%d (default\n"
                "                    $%s, else %d; bestmove: plus the move's time); an\n"
                "                    engine that does not answer in time is stopped and loses\n"
@@ -42,8 +46,11 @@ static void usage(FILE *f) {
 
 /* One option at argv[*i] (its value, if any, after it).  1: taken; 0: not an option of ours;
  * -1: a bad value (reported). */
+static int opening_plies = 2;
+
 static int parse_option(int argc, char **argv, int *i, mcts_match_config *c) {
     const char *a = argv[*i];
+    if (!strcmp(a, "--opening-plies")) return cli_int_opt(TOOL, argc, argv, i, 0, 16, &opening_plies) ? 1 : -1;
     int rings;
     long cap, ms;
     if (!strcmp(a, "--quiet")) { c->progress = NULL; return 1; }
@@ -72,7 +79,7 @@ static int parse_option(int argc, char **argv, int *i, mcts_match_config *c) {
 
 static void print_elo(const char *label, double v) {
     if (isinf(v)) printf("%s%s", label, v > 0 ? "+inf" : "-inf");
-    else printf("%s%+.0f", label, v);
+    else printf("%s%+.0f", label, v == 0 ? 0.0 : v);     /* never "-0" */
 }
 
 int main(int argc, char **argv) {
@@ -99,11 +106,21 @@ int main(int argc, char **argv) {
     char err[512];
     for (int k = 0; k < 2; k++)
         if (mcts_agent_check_spec(c.spec[k], err, sizeof err) != 0) return cli_bad(TOOL, c.spec[k], err);
-    printf("arena: A = %s, B = %s: %d games on %d rings, %d at once, seed %llu\n", c.spec[0], c.spec[1], c.games,
-           zz_board_get(c.board)->rings, c.parallel, (unsigned long long)c.seed);
+    mcts_opening *openings = NULL;
+    if (opening_plies > 0) {
+        int want = (c.games + 1) / 2;
+        if (!(openings = malloc((size_t)want * sizeof *openings))) return cli_bad(TOOL, "openings", "out of memory");
+        c.nopenings = mcts_openings_random(c.board, opening_plies, want, c.seed, openings);
+        c.openings = openings;
+    }
+    printf("arena: A = %s, B = %s: %d games on %d rings, %d at once, seed %llu, %d openings of %d random plies\n",
+           c.spec[0], c.spec[1], c.games, zz_board_get(c.board)->rings, c.parallel, (unsigned long long)c.seed,
+           c.nopenings, opening_plies);
     fflush(stdout);
     mcts_match_result r;
-    if (mcts_match_run(&c, &r, err, sizeof err) != 0) {
+    int rc = mcts_match_run(&c, &r, err, sizeof err);
+    free(openings);
+    if (rc != 0) {
         fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
         return 1;
     }
@@ -113,8 +130,11 @@ int main(int argc, char **argv) {
     print_elo(" [", e.lo);
     print_elo(", ", e.hi);
     printf("] (95%%)\n");
-    printf("first player won %d of %d; %.1f plies per game; digest %016llx\n", r.first_player_wins, r.games,
-           r.games ? (double)r.plies / r.games : 0.0, (unsigned long long)r.digest);
+    printf("first player won %d of %d; %.1f plies per game; %d distinct games; digest %016llx\n", r.first_player_wins,
+           r.games, r.games ? (double)r.plies / r.games : 0.0, r.distinct, (unsigned long long)r.digest);
+    if (r.distinct < r.games)
+        printf("warning: %d of %d games repeat another game move for move (deterministic agents: use "
+               "--opening-plies, another --seed, or temperature)\n", r.games - r.distinct, r.games);
     printf("time per move: A %.3f ms, B %.3f ms\n", r.moves[0] ? 1000 * r.seconds[0] / r.moves[0] : 0.0,
            r.moves[1] ? 1000 * r.seconds[1] / r.moves[1] : 0.0);
     if (c.sgf_dir) printf("games written to %s/game-NNNN.sgf\n", c.sgf_dir);

@@ -58,7 +58,7 @@ static bool num(const char *s, double lo, double hi, double *v) {
 
 static void fmt_elo(char *buf, size_t n, double v) {
     if (isinf(v)) snprintf(buf, n, "%s", v > 0 ? "+inf" : "-inf");
-    else snprintf(buf, n, "%+.0f", v);
+    else snprintf(buf, n, "%+.0f", v == 0 ? 0.0 : v);     /* never "-0" */
 }
 
 typedef struct {

@@ -161,6 +161,10 @@ static int eval_match(run_ctx *x, const char *cand, const char *opp_spec, const 
     mc.seed = c->seed * 7919 + (uint64_t)gen;
     mc.board = c->sp.board;
     mc.ply_cap = c->sp.ply_cap;
+    mcts_opening op[64];                /* distinct openings, each played with both colours */
+    mc.nopenings = mcts_openings_random(c->sp.board, 2, (c->eval_games + 1) / 2 < 64 ? (c->eval_games + 1) / 2 : 64,
+                                        mc.seed, op);
+    mc.openings = op;
     mcts_match_result r;
     if (mcts_match_run(&mc, &r, err, errlen) != 0) return -1;
     *elo = mcts_elo_finite(r.wins, r.losses, r.draws);      /* the one formula: log, plot, status */
