@@ -7,10 +7,16 @@
  *     cell, no ring where a ring was removed, the ghost of a marble captured by isolation,
  *     coordinates on/off, dark theme;
  *   - a sequence sheet has one panel per turn (counted as regions of the panel colour);
+ *   - the three marble colours stay apart, and apart from what lies under them, in the rendered
+ *     pixels (CIE lightness): on the board, as ghosts of captured marbles, in the trays and pool
+ *     icons, in a sequence sheet's capture strips, in both themes, large and small;
+ *   - a long caption wraps or shrinks inside its panel and keeps the player's name; coordinate
+ *     labels grow with the board and stay readable on the 61-ring board;
  *   - heat-maps: shares from (move, visits) pairs, colours on the right cells, and a real UCT
  *     search when src/mcts/uct.h is present;
  *   - reading notation (splitting turns, board detection, errors naming the turn);
- *   - tools/render's errors ("zertz: <what>: <why>", non-zero status) and output;
+ *   - tools/render's errors ("zertz: <what>: <why>", non-zero status; bad usage "zertz: render:
+ *     <option>: <why>", status 2) and output; an empty input file refused as tools/replay does;
  *   - rendering a few dozen archive games never fails (skipped loudly without the archive). */
 #include "game/sgf_files.h"
 #include "render/draw_heat.h"
@@ -479,6 +485,434 @@ START_TEST(sequence_has_one_panel_per_turn) {
 }
 END_TEST
 
+/* ---- contrast between the marble colours ----------------------------------------------------- */
+
+/* The game of the user report: its last turn, "Bd3,d5 x Gc3Bc5Bd3Gd4We4", isolates marbles of all
+ * three colours (ghosts on the board), both players hold marbles of every colour, the pool is
+ * empty, and panel 49's caption is long (Boardspace Z-SmartBot-guest-2006-08-14-2211). */
+static const char *SMARTBOT =
+    "Gf3,a1; Wd2,a2; Bg3,d1; x g3Ge3; Wf3,g3; x f3Bd3; x d2Wd4; Ba4,a3; Bd7,b5; Bg1,b1; Be1,e6; Bg4,c1; "
+    "Bd2,b2; x e1Bc2; Wd5,b3; x d5Wd3; x c2We3; Bb4,c2; x a4Bc4; Bc3,e1; x c3Bc5; We2,c6; x e2Be4; Wb4,a4; "
+    "x b4Bd6; x d7Wd5Wf3; Bf2,f1; x g1Be3; x f3Bd3; Wc3,e2; Gd7,b4; Gd6,d2; x d7Gd5; Ge5,f5; x e5Gc4; "
+    "x c3Gc5; Gc3,c4; Gd6,d7; Gg2,e5; Ge4,f2; Bg1,e3; Bf3,f4 x Bg4; x f3Gd5; x c5Be4; Bd4,f3 x Bg1Gg2; "
+    "x d3Bd5; x d6Bd4; Bc5,d6; Bd3,d5 x Gc3Bc5Bd3Gd4We4";
+
+static void load_smartbot(zz_game *g) {
+    load(SMARTBOT, 37, g);
+    ck_assert_int_eq(g->nturns, 49);
+    snprintf(g->player_name[0], sizeof g->player_name[0], "SmartBot");
+    snprintf(g->player_name[1], sizeof g->player_name[1], "guest");
+}
+
+/* CIE L* (0 black .. 100 white) of an sRGB colour: lightness as the eye sees it. */
+static float lightness(rd_rgb c) {
+    float v[3] = { c.r / 255.f, c.g / 255.f, c.b / 255.f };
+    for (int i = 0; i < 3; i++) v[i] = v[i] <= 0.04045f ? v[i] / 12.92f : powf((v[i] + 0.055f) / 1.055f, 2.4f);
+    float y = 0.2126f * v[0] + 0.7152f * v[1] + 0.0722f * v[2];
+    return y > 0.008856f ? 116.f * cbrtf(y) - 16.f : 903.3f * y;
+}
+
+/* Mean L*, and mean |L* - L*(bg)|, over the pixels whose centres lie between r0 and r1 of (x, y). */
+static void disc_stats(const rd_canvas *c, float x, float y, float r0, float r1, rd_rgb bg, float *tone, float *off) {
+    double s = 0, d = 0;
+    int n = 0;
+    float lb = lightness(bg);
+    for (int py = (int)floorf(y - r1 - 1); py <= (int)ceilf(y + r1 + 1); py++)
+        for (int qx = (int)floorf(x - r1 - 1); qx <= (int)ceilf(x + r1 + 1); qx++) {
+            float dist = hypotf(qx + 0.5f - x, py + 0.5f - y);
+            if (dist < r0 || dist > r1) continue;
+            float l = lightness(rd_get(c, qx, py));
+            s += l;
+            d += fabsf(l - lb);
+            n++;
+        }
+    ck_assert_msg(n > 0, "no pixel within %.1f..%.1f of %.1f,%.1f", r0, r1, x, y);
+    *tone = (float)(s / n);
+    *off = (float)(d / n);
+}
+
+/* A marble to measure: where it is and what lies around it (a colour, or when local, the mean
+ * colour of the pixels just outside it: the shaded ring under a marble on the board). */
+typedef struct { float x, y, r; rd_rgb bg; bool local; } marble_at;
+
+/* The mean colour of the pixels whose centres lie between r0 and r1 of (x, y). */
+static rd_rgb ring_colour(const rd_canvas *c, float x, float y, float r0, float r1) {
+    double s[3] = { 0, 0, 0 };
+    int n = 0;
+    for (int py = (int)floorf(y - r1 - 1); py <= (int)ceilf(y + r1 + 1); py++)
+        for (int qx = (int)floorf(x - r1 - 1); qx <= (int)ceilf(x + r1 + 1); qx++) {
+            float dist = hypotf(qx + 0.5f - x, py + 0.5f - y);
+            if (dist < r0 || dist > r1) continue;
+            rd_rgb p = rd_get(c, qx, py);
+            s[0] += p.r; s[1] += p.g; s[2] += p.b;
+            n++;
+        }
+    ck_assert(n > 0);
+    rd_rgb o = { (uint8_t)lrint(s[0] / n), (uint8_t)lrint(s[1] / n), (uint8_t)lrint(s[2] / n) };
+    return o;
+}
+
+/* Minimum separations (L*) the pictures must keep: between the colours, and between a marble and
+ * what lies under it (through its body or its outline). */
+enum { MIN_SEPARATION = 20, MIN_STANDOUT = 15 };
+
+/* Measure a white, a grey and a black marble (m[colour]): their tones (mean L* of each disc) must be
+ * MIN_SEPARATION apart, and each must stand out from its background by MIN_STANDOUT, through its body
+ * or its rim.  Prints the figures. */
+/* How far the marble of radius r at (x, y) stands out from bg: the mean |ΔL*| over its body, or
+ * over its rim (the pixels whose centres lie in its outermost 15 %, at least 1.5 px), whichever is
+ * larger. */
+static float standout(const rd_canvas *c, float x, float y, float r, rd_rgb bg) {
+    float tone, body, rim;
+    disc_stats(c, x, y, 0, r - 0.5f, bg, &tone, &body);
+    disc_stats(c, x, y, fmaxf(0, r - fmaxf(1.5f, 0.15f * r)), r, bg, &tone, &rim);
+    return fmaxf(body, rim);
+}
+
+static void check_three(const char *what, const rd_canvas *c, const marble_at m[3]) {
+    float tone[3], out[3];
+    for (int col = 0; col < 3; col++) {
+        float off;
+        float r = m[col].r;
+        ck_assert_msg(r >= 1.5f, "%s: a marble of radius %.1f", what, r);
+        rd_rgb bg = m[col].local ? ring_colour(c, m[col].x, m[col].y, r + 0.5f, r + fmaxf(1.5f, 0.15f * r)) : m[col].bg;
+        disc_stats(c, m[col].x, m[col].y, 0, r - 0.5f, bg, &tone[col], &off);
+        out[col] = standout(c, m[col].x, m[col].y, r, bg);
+    }
+    fprintf(stderr, "test_render: contrast %-30s r %4.1f  L* W %5.1f G %5.1f B %5.1f  W-G %5.1f G-B %5.1f  "
+            "vs background W %5.1f G %5.1f B %5.1f\n", what, m[1].r, tone[0], tone[1], tone[2],
+            tone[0] - tone[1], tone[1] - tone[2], out[0], out[1], out[2]);
+    ck_assert_msg(tone[0] - tone[1] >= MIN_SEPARATION && tone[1] - tone[2] >= MIN_SEPARATION,
+                  "%s: white/grey/black tones %.1f %.1f %.1f are too close", what, tone[0], tone[1], tone[2]);
+    for (int col = 0; col < 3; col++)
+        ck_assert_msg(out[col] >= MIN_STANDOUT, "%s: colour %d stands out from its background by %.1f only", what,
+                      col, out[col]);
+}
+
+/* From a list of spots, one of each colour of the kind and owner asked for. */
+static void pick_spots(const rd_spots *sp, rd_spot_kind kind, int owner, rd_rgb bg, marble_at m[3]) {
+    for (int col = 0; col < 3; col++) {
+        int k = 0;
+        while (k < sp->n && !(sp->v[k].kind == kind && sp->v[k].owner == owner && sp->v[k].colour == col)) k++;
+        ck_assert_msg(k < sp->n, "no spot of kind %d, owner %d, colour %d", kind, owner, col);
+        marble_at a = { sp->v[k].x, sp->v[k].y, sp->v[k].r, bg, false };
+        m[col] = a;
+    }
+}
+
+/* The first cell holding a marble of each colour in p, or a ghost of each colour (marbles the
+ * marked turn isolated) when ghosts. */
+static void pick_cells(const rd_geom *geo, const zz_pos *p, const rd_marks *mk, bool ghosts, rd_rgb bg, bool local,
+                       marble_at m[3]) {
+    for (int col = 0; col < 3; col++) {
+        zz_bits b = ghosts ? mk->isolated[col] : p->marble[col];
+        ck_assert_msg(b != 0, "no %s of colour %d", ghosts ? "ghost" : "marble", col);
+        int cell;
+        ZZ_FOR_EACH_BIT(cell, b) break;
+        marble_at a = { 0, 0, RD_MARBLE * geo->unit, bg, local };
+        rd_geom_cell(geo, cell, &a.x, &a.y);
+        m[col] = a;
+    }
+}
+
+START_TEST(marble_colours_stay_apart) {
+    zz_game g;
+    load_smartbot(&g);
+    char err[256], what[96];
+    const int widths[2] = { 900, 300 };                   /* large and small position pictures */
+    for (int dark = 0; dark < 2; dark++)
+        for (int k = 0; k < 2; k++) {
+            rd_style st;
+            rd_style_default(&st);
+            st.dark = dark;
+            st.width = widths[k];
+            const rd_theme *t = rd_theme_of(&st);
+            const char *th = dark ? "dark" : "light";
+            rd_geom geo;
+            rd_position_geom(ZZ_B37, &st, &geo);
+            marble_at m[3];
+            rd_scene s;
+            rd_marks mk;
+            rd_canvas c;
+            /* turn 48: marbles of every colour on the board, on their (shaded) rings */
+            ck_assert_int_eq(rd_scene_from_game(&g, 48, &s, err, sizeof err), 0);
+            ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+            pick_cells(&geo, &s.pos, NULL, false, t->ring, true, m);
+            snprintf(what, sizeof what, "board %s %d", th, widths[k]);
+            check_three(what, &c, m);
+            rd_canvas_free(&c);
+            /* turn 49: ghosts of the isolated marbles on the table; the trays and the pool's icons */
+            ck_assert_int_eq(rd_scene_from_game(&g, 49, &s, err, sizeof err), 0);
+            ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+            rd_scene_marks(&s, &mk);
+            pick_cells(&geo, &s.pos, &mk, true, t->bg, false, m);
+            snprintf(what, sizeof what, "ghosts %s %d", th, widths[k]);
+            check_three(what, &c, m);
+            rd_spots sp;
+            rd_position_spots(&s, &st, &sp);
+            for (int pl = 0; pl < 2; pl++) {
+                pick_spots(&sp, RD_SPOT_MARBLE, pl, t->bg, m);
+                snprintf(what, sizeof what, "tray %d %s %d", pl, th, widths[k]);
+                check_three(what, &c, m);
+            }
+            pick_spots(&sp, RD_SPOT_ICON, -1, t->bg, m);
+            snprintf(what, sizeof what, "pool icons %s %d", th, widths[k]);
+            check_three(what, &c, m);
+            rd_canvas_free(&c);
+        }
+    /* the capture strips of a sequence sheet, at the default panel width and a small one */
+    const int panels[2] = { RD_PANEL_WIDTH, 160 };
+    for (int dark = 0; dark < 2; dark++)
+        for (int k = 0; k < 2; k++) {
+            rd_style st;
+            rd_style_default(&st);
+            st.dark = dark;
+            st.width = panels[k];
+            const rd_theme *t = rd_theme_of(&st);
+            rd_canvas c;
+            ck_assert_msg(rd_draw_sequence(&g, 47, 49, &st, &c, err, sizeof err) == 0, "%s", err);
+            rd_panel_info in;
+            ck_assert_msg(rd_sequence_panel_info(&g, 47, 49, &st, 2, &in, err, sizeof err) == 0, "%s", err);
+            for (int pl = 0; pl < 2; pl++) {
+                marble_at m[3];
+                pick_spots(&in.strip, RD_SPOT_MARBLE, pl, t->panel, m);
+                snprintf(what, sizeof what, "strip %d %s %d", pl, dark ? "dark" : "light", panels[k]);
+                check_three(what, &c, m);
+                if (k == 0) ck_assert_msg(m[0].r >= 5.f, "strip marbles of radius %.1f", m[0].r);
+            }
+            rd_canvas_free(&c);
+        }
+    /* the primitives on a plain table, from tiny to large, as marbles and as ghosts */
+    const float radii[4] = { 2.5f, 4, 8, 24 };
+    for (int dark = 0; dark < 2; dark++) {
+        rd_style st;
+        rd_style_default(&st);
+        st.dark = dark;
+        const rd_theme *t = rd_theme_of(&st);
+        for (int k = 0; k < 4; k++)
+            for (int ghost = 0; ghost < 2; ghost++) {
+                rd_canvas c;
+                ck_assert_int_eq(rd_canvas_init(&c, 200, 70, t->bg), 0);
+                marble_at m[3];
+                for (int col = 0; col < 3; col++) {
+                    marble_at a = { 35.f + 60.f * col, 35.f, radii[k], t->bg, false };
+                    m[col] = a;
+                    if (ghost) rd_draw_ghost(&c, t, col, a.x, a.y, a.r, RD_GHOST);
+                    else rd_draw_marble(&c, t, col, a.x, a.y, a.r, 1.f);
+                }
+                snprintf(what, sizeof what, "%s %s r=%.1f", ghost ? "ghost" : "marble", dark ? "dark" : "light", radii[k]);
+                check_three(what, &c, m);
+                rd_canvas_free(&c);
+            }
+    }
+    zz_game_free(&g);
+}
+END_TEST
+
+START_TEST(pool_shows_colour_icons) {
+    /* an empty pool still says which count is which colour: an icon of each colour beside "0" */
+    zz_game g;
+    load_smartbot(&g);
+    rd_scene s;
+    char err[256];
+    ck_assert_int_eq(rd_scene_from_game(&g, -1, &s, err, sizeof err), 0);
+    ck_assert(s.pos.pool[0] == 0 && s.pos.pool[1] == 0 && s.pos.pool[2] == 0);
+    for (int dark = 0; dark < 2; dark++) {
+        rd_style st;
+        rd_style_default(&st);
+        st.dark = dark;
+        const rd_theme *t = rd_theme_of(&st);
+        rd_canvas c;
+        ck_assert_int_eq(rd_draw_position(&s, &st, &c, err, sizeof err), 0);
+        rd_spots sp;
+        rd_position_spots(&s, &st, &sp);
+        int icons = 0, pool_marbles = 0;
+        float last_y = -1;
+        for (int i = 0; i < sp.n; i++) {
+            if (sp.v[i].owner != -1) continue;
+            if (sp.v[i].kind == RD_SPOT_MARBLE) pool_marbles++;
+            if (sp.v[i].kind != RD_SPOT_ICON) continue;
+            ck_assert_int_eq(sp.v[i].colour, icons);        /* white, grey, black, top to bottom */
+            ck_assert(sp.v[i].y > last_y);
+            last_y = sp.v[i].y;
+            icons++;
+            /* a marble is drawn there: its centre is neither the table nor the slot colour */
+            ck_assert(sp.v[i].r > 3);
+            ck_assert_msg(standout(&c, sp.v[i].x, sp.v[i].y, sp.v[i].r, t->bg) >= MIN_STANDOUT, "no icon %d", icons - 1);
+        }
+        ck_assert_int_eq(icons, 3);
+        ck_assert_int_eq(pool_marbles, 0);
+        rd_canvas_free(&c);
+    }
+    /* a full pool: the icon, then as many marbles as the count, inside the picture */
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    rd_scene_from_pos(&p, "start", &s);
+    rd_style st;
+    rd_style_default(&st);
+    rd_spots sp;
+    rd_position_spots(&s, &st, &sp);
+    int w, h, n[3] = { 0, 0, 0 };
+    rd_position_size(ZZ_B37, &st, &w, &h);
+    for (int i = 0; i < sp.n; i++)
+        if (sp.v[i].owner == -1 && sp.v[i].kind == RD_SPOT_MARBLE) {
+            n[sp.v[i].colour]++;
+            ck_assert(sp.v[i].x + sp.v[i].r < w);
+        }
+    for (int col = 0; col < 3; col++) ck_assert_int_eq(n[col], p.pool[col]);
+    zz_game_free(&g);
+}
+END_TEST
+
+/* ---- captions and labels ----------------------------------------------------------------------- */
+
+START_TEST(sequence_caption_fits_its_panel) {
+    zz_game g;
+    load_smartbot(&g);
+    char err[256];
+    /* panel 49's caption, a long name, and sizes down to the smallest panel */
+    const int widths[4] = { RD_PANEL_WIDTH, 200, 120, 80 };
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < 4; k++) {
+            if (pass == 1) snprintf(g.player_name[0], sizeof g.player_name[0], "Bartholomew-the-Patient 1999");
+            rd_style st;
+            rd_style_default(&st);
+            st.width = widths[k];
+            st.columns = 3;
+            const rd_theme *t = rd_theme_of(&st);
+            rd_canvas c;
+            ck_assert_msg(rd_draw_sequence(&g, 44, 49, &st, &c, err, sizeof err) == 0, "%s", err);
+            rd_sheet L;
+            ck_assert_int_eq(rd_sequence_layout(&g, 44, 49, &st, &L, err, sizeof err), 0);
+            ck_assert_int_ge(L.caption_lines, 1);
+            ck_assert_int_le(L.caption_lines, RD_CAPTION_LINES);
+            /* nothing is drawn on the sheet outside the panels, below the header */
+            int spill = 0, sx = -1, sy = -1;
+            for (int y = (int)ceilf(L.header_h); y < c.h; y++)
+                for (int x = 0; x < c.w; x++) {
+                    bool inside = false;
+                    for (int i = 0; i < L.npanels && !inside; i++) {
+                        float x0, y0;
+                        rd_sequence_panel_xy(&L, i, &x0, &y0);
+                        inside = x >= floorf(x0) && x < ceilf(x0 + L.panel_w) && y >= floorf(y0) && y < ceilf(y0 + L.panel_h);
+                    }
+                    if (!inside && !same(rd_get(&c, x, y), t->sheet)) { spill++; sx = x; sy = y; }
+                }
+            ck_assert_msg(spill == 0, "%d pixels drawn outside the panels (one at %d,%d), panels %d px", spill, sx, sy,
+                          widths[k]);
+            for (int i = 0; i < L.npanels; i++) {
+                rd_panel_info in;
+                ck_assert_int_eq(rd_sequence_panel_info(&g, 44, 49, &st, i, &in, err, sizeof err), 0);
+                rd_scene s;
+                ck_assert_int_eq(rd_scene_from_game(&g, 44 + i, &s, err, sizeof err), 0);
+                /* the caption's ink stays in its band, clear of the panel's padding (give or take the
+                 * strokes' half-width and anti-aliasing, 2 px) */
+                ck_assert(in.cap_x > in.x && in.cap_x + in.cap_w < in.x + in.w && in.cap_y > in.y);
+                int out = 0, ox = -1;
+                for (int y = (int)in.cap_y; y < (int)(in.cap_y + in.cap_h); y++)
+                    for (int x = (int)in.x; x < (int)ceilf(in.x + in.w); x++)
+                        if ((x + 1 < in.cap_x - 2 || x > in.cap_x + in.cap_w + 2) && diff(rd_get(&c, x, y), t->panel) > 60) {
+                            out++;
+                            ox = x;
+                        }
+                ck_assert_msg(out == 0, "panel %d (%d px): caption ink at x=%d, outside %.1f..%.1f", i, widths[k], ox,
+                              in.cap_x, in.cap_x + in.cap_w);
+                char text[2 * ZZ_NOTATION_MAX] = "";
+                bool name = false;
+                for (int j = 0; j < in.caption.n; j++) {
+                    const float hw = 1.f;                    /* stroke half-width and anti-aliasing */
+                    float x0 = in.caption.item[j].x, x1 = x0 + in.caption.item[j].w;
+                    float y1 = in.caption.item[j].y, y0 = y1 - in.caption.item[j].size;
+                    ck_assert_msg(x0 - hw >= in.cap_x - 1 && x1 <= in.cap_x + in.cap_w + 0.01f && y0 - hw >= in.cap_y - 1 &&
+                                  y1 + 0.3f * in.caption.item[j].size <= in.cap_y + in.cap_h,
+                                  "panel %d: '%s' at %.1f..%.1f leaves the caption band %.1f..%.1f", i,
+                                  in.caption.item[j].text, x0, x1, in.cap_x, in.cap_x + in.cap_w);
+                    ck_assert(in.caption.item[j].size >= 0.3f * 0.042f * widths[k] || in.caption.item[j].role == RD_CAP_NAME);
+                    if (in.caption.item[j].role == RD_CAP_NAME) {
+                        name = true;
+                        ck_assert_str_eq(in.caption.item[j].text, s.names[s.last_player & 1]);
+                        /* and it is drawn: ink in its box */
+                        int ink = 0;
+                        for (int y = (int)y0; y <= (int)y1; y++)
+                            for (int x = (int)x0; x <= (int)x1; x++) ink += diff(rd_get(&c, x, y), t->panel) > 60;
+                        ck_assert_msg(ink >= 3, "panel %d: no ink where the name stands", i);
+                    } else if (in.caption.item[j].role == RD_CAP_MOVE) {
+                        if (text[0]) strcat(text, " ");
+                        strcat(text, in.caption.item[j].text);
+                    }
+                }
+                ck_assert_msg(name, "panel %d: the player's name was dropped", i);
+                /* the whole move is there (lines join at spaces or inside capture lists) */
+                char want[ZZ_NOTATION_MAX], got[2 * ZZ_NOTATION_MAX];
+                int a = 0, b = 0;
+                for (const char *q = s.last_text; *q; q++) if (*q != ' ') want[a++] = *q;
+                for (const char *q = text; *q; q++) if (*q != ' ') got[b++] = *q;
+                want[a] = got[b] = 0;
+                ck_assert_str_eq(got, want);
+            }
+            rd_canvas_free(&c);
+        }
+    zz_game_free(&g);
+}
+END_TEST
+
+/* Height in pixels of the ink in the box (x0, y0)-(x1, y1) that differs from bg. */
+static int ink_height(const rd_canvas *c, rd_rgb bg, int x0, int y0, int x1, int y1) {
+    int top = -1, bottom = -1;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++)
+            if (diff(rd_get(c, x, y), bg) > 60) { if (top < 0) top = y; bottom = y; }
+    return top < 0 ? 0 : bottom - top + 1;
+}
+
+START_TEST(labels_scale_and_stay_readable) {
+    const rd_theme *t;
+    rd_style st;
+    rd_style_default(&st);
+    t = rd_theme_of(&st);
+    /* the row number beside a5 of the 61-ring board (column a), at a board unit of u pixels */
+    const float units[3] = { 20, 28, 60 };
+    for (int k = 0; k < 3; k++) {
+        float u = units[k];
+        const zz_board *b = zz_board_get(ZZ_B61);
+        float wu, hu;
+        rd_geom_extent(b, true, &wu, &hu);
+        rd_canvas c;
+        int w = (int)ceilf(wu * u), h = (int)ceilf(hu * u);
+        ck_assert_int_eq(rd_canvas_init(&c, w + 40, h + 40, t->bg), 0);
+        rd_geom geo;
+        rd_geom_fit(&geo, b, true, 20, 20, (float)w, (float)h);
+        ck_assert(fabsf(geo.unit - u) < 0.1f * u);
+        rd_draw_labels(&c, &geo, t);
+        float x, y;
+        rd_geom_cell(&geo, cell_of(ZZ_B61, "a5"), &x, &y);
+        float lx = x - 0.8f * geo.unit;
+        int hgt = ink_height(&c, t->bg, (int)(lx - 0.4f * geo.unit), (int)(y - 0.45f * geo.unit),
+                             (int)(lx + 0.4f * geo.unit), (int)(y + 0.45f * geo.unit));
+        fprintf(stderr, "test_render: label height %d px at a board unit of %.1f px\n", hgt, geo.unit);
+        /* ink: the cap height and the stroke above and below it */
+        ck_assert_msg(hgt >= RD_LABEL_MIN + 1 && hgt >= 0.28f * geo.unit, "labels %d px high at a unit of %.1f", hgt,
+                      geo.unit);
+        ck_assert_msg(hgt <= 0.45f * geo.unit + 2, "labels %d px high at a unit of %.1f", hgt, geo.unit);
+        rd_canvas_free(&c);
+    }
+    /* in a default sequence panel of the 61-ring board, the labels are readable */
+    zz_game g;
+    load("Wd4,i1; Gc3,a1", 61, &g);
+    rd_style sq;
+    rd_style_default(&sq);
+    rd_panel_info in;
+    char err[256];
+    ck_assert_int_eq(rd_sequence_panel_info(&g, 1, 2, &sq, 0, &in, err, sizeof err), 0);
+    float wu, hu;
+    rd_geom_extent(zz_board_get(ZZ_B61), true, &wu, &hu);
+    float u = (in.w * (1 - 2 * 0.045f)) / wu;              /* the panel's board unit, about */
+    ck_assert(u > 18 && u < 40);
+    ck_assert(rd_label_size(u) >= RD_LABEL_MIN);
+    zz_game_free(&g);
+}
+END_TEST
+
 /* ---- heat-maps ----------------------------------------------------------------------------- */
 
 START_TEST(heat_collect_shares) {
@@ -718,7 +1152,7 @@ START_TEST(tool_errors_and_output) {
     /* bad options */
     snprintf(args, sizeof args, "-m Wd4,g1 --size 5 -o %s", out);
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
-    ck_assert_msg(starts(e, "zertz: --size: "), "%s", e);
+    ck_assert_msg(starts(e, "zertz: render: --size: "), "%s", e);
     ck_assert_int_ne(run_tool("-m Wd4,g1 --bogus", e, sizeof e), 0);
     ck_assert_msg(starts(e, "zertz: "), "%s", e);
     ck_assert_int_ne(run_tool("-m Wd4,g1", e, sizeof e), 0);           /* no -o */
@@ -764,6 +1198,43 @@ START_TEST(tool_errors_and_output) {
 #endif
     remove(vpath);
     remove(out);
+}
+END_TEST
+
+/* An empty file is no game: render refuses it (it used to draw the start position), as replay
+ * does, with the same reason for an .sgf file; a blank notation file is refused too. */
+START_TEST(tool_refuses_empty_input) {
+    if (!have_tool()) return;
+    char e[2048], args[2048], out[512], path[512], rerr[2048];
+    snprintf(out, sizeof out, "%s/out.png", tmpdir());
+    const char *names[] = { "empty.sgf", "blank.SGF", "empty.txt", "comments.txt" };
+    const char *text[] = { "", " \n\n  \n", "", "# only a comment\n\n" };
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir(), names[k]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text[k], f);
+        fclose(f);
+        remove(out);
+        snprintf(args, sizeof args, "%s -o %s", path, out);
+        int st = run_tool(args, e, sizeof e);
+        ck_assert_msg(st == 1, "%s: status %d: %s", names[k], st, e);
+        char prefix[600];
+        snprintf(prefix, sizeof prefix, "zertz: %s: ", path);
+        ck_assert_msg(starts(e, prefix), "%s", e);
+        ck_assert_msg(access(out, F_OK) != 0, "%s: a picture was written", names[k]);
+        if (k < 2) {                    /* the SGF reader's reason, as tools/replay gives it */
+            ck_assert_msg(strstr(e, "not an SGF file"), "%s", e);
+            int rst = th_run_tool("test_render", "replay", path, 60, NULL, 0, rerr, sizeof rerr);
+            if (rst >= 0) {
+                ck_assert_msg(rst == 1, "replay %s: status %d", names[k], rst);
+                ck_assert_msg(strstr(rerr, strchr(e, ':') + 2) != NULL, "render: %s\nreplay: %s", e, rerr);
+            }
+        } else {
+            ck_assert_msg(strstr(e, "no turns"), "%s", e);
+        }
+        remove(path);
+    }
 }
 END_TEST
 
@@ -850,6 +1321,10 @@ static Suite *render_suite(void) {
     tcase_add_test(t, position_known_pixels);
     tcase_add_test(t, position_isolation_ghost);
     tcase_add_test(t, sequence_has_one_panel_per_turn);
+    tcase_add_test(t, marble_colours_stay_apart);
+    tcase_add_test(t, pool_shows_colour_icons);
+    tcase_add_test(t, sequence_caption_fits_its_panel);
+    tcase_add_test(t, labels_scale_and_stay_readable);
     tcase_add_test(t, heat_collect_shares);
     tcase_add_test(t, heat_draw_colours_cells);
     tcase_add_test(t, heat_from_uct_search);
@@ -861,6 +1336,7 @@ static Suite *render_suite(void) {
     t = tcase_create("tool");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, tool_errors_and_output);
+    tcase_add_test(t, tool_refuses_empty_input);
     suite_add_tcase(s, t);
     t = tcase_create("archive");
     tcase_set_timeout(t, 120);

@@ -3,9 +3,13 @@
  *   render game.sgf -o final.png                  the final position, last turn marked
  *   render game.sgf -t 12 -o t12.png              the position after turn 12
  *   render game.sgf --sequence=1-24 -o seq.png    one panel per turn
- *   render -m "Wd4,d1; Bc3,a1" --heatmap 5000 -o heat.png
+ *   render -m "Wd4,d1; Gb2,g1; Bf3,a4" --heatmap 5000 -o heat.png
  *
- * Errors print "zertz: <what>: <why>" on stderr and exit with status 1 (2 for bad usage). */
+ * Errors print "zertz: <what>: <why>" on stderr and exit with status 1; bad usage prints
+ * "zertz: render: OPTION: WHY" and exits with status 2 (tools/cli.h).  A file named *.sgf is read
+ * as SGF whatever it holds (as tools/replay reads it); an input with no turn at all (an empty
+ * file) is refused. */
+#include "cli.h"
 #include "render/draw_heat.h"
 #include "render/draw_position.h"
 #include "render/draw_sequence.h"
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #if defined(__has_include)
@@ -73,8 +78,38 @@ static int fail(const char *what, const char *why) {
 }
 
 static int bad_usage(const char *what, const char *why) {
-    fprintf(stderr, "zertz: %s: %s (see render --help)\n", what, why);
-    return 2;
+    char text[256];
+    snprintf(text, sizeof text, "%s (see render --help)", why);
+    return cli_bad("render", what, text);
+}
+
+static bool has_sgf_suffix(const char *path) {
+    size_t n = strlen(path);
+    return n >= 4 && !strcasecmp(path + n - 4, ".sgf");
+}
+
+/* The first character of the file that is not blank (after a UTF-8 byte-order mark), or EOF. */
+static int first_char(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return EOF;
+    int c = fgetc(f);
+    if (c == 0xEF && fgetc(f) == 0xBB && fgetc(f) == 0xBF) c = fgetc(f);
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r') c = fgetc(f);
+    fclose(f);
+    return c;
+}
+
+/* The game in a file: *.sgf by the SGF reader (the same errors as tools/replay), any other file by
+ * rd_load_file (SGF or notation).  A notation file without a single turn (an empty file, or only
+ * comments) is refused.  g is initialised either way. */
+static int load_file(const char *path, int rings, zz_game *g, char *err, size_t errlen) {
+    if (has_sgf_suffix(path)) return zz_sgf_read_file(path, g, err, errlen);
+    if (rd_load_file(path, rings, g, err, errlen) != 0) return -1;
+    if (g->nturns == 0 && first_char(path) != '(') {
+        snprintf(err, errlen, "%s: no turns in the file (an empty file?)", path);
+        return -1;
+    }
+    return 0;
 }
 
 /* A whole number in [lo, hi] from an option argument. */
@@ -240,8 +275,8 @@ int main(int argc, char **argv) {
     int nfiles = argc - optind;
     if (nfiles > 1) { rc = bad_usage(argv[optind + 1], "only one input file at a time"); goto done; }
     if (nfiles == 1 && moves_text) { rc = bad_usage(argv[optind], "give a file or --moves, not both"); goto done; }
-    if (nfiles == 0 && !moves_text) { rc = bad_usage("render", "no input: give a game file or --moves"); goto done; }
-    if (!out) { rc = bad_usage("render", "no output: give -o FILE.png"); goto done; }
+    if (nfiles == 0 && !moves_text) { rc = bad_usage("FILE", "no input: give a game file or --moves"); goto done; }
+    if (!out) { rc = bad_usage("-o", "no output: give -o FILE.png"); goto done; }
     if (sequence && (iters || visits_path)) { rc = bad_usage("--sequence", "cannot be combined with a heat-map"); goto done; }
     if (sequence && turn >= 0) { rc = bad_usage("--sequence", "takes a range (--sequence=A-B), not --turn"); goto done; }
     if (iters && visits_path) { rc = bad_usage("--visits", "give --heatmap or --visits, not both"); goto done; }
@@ -249,7 +284,7 @@ int main(int argc, char **argv) {
     char err[1024];
     zz_game g;
     if (nfiles == 1) {
-        if (rd_load_file(argv[optind], (int)rings, &g, err, sizeof err) != 0) {
+        if (load_file(argv[optind], (int)rings, &g, err, sizeof err) != 0) {
             zz_game_free(&g);
             fprintf(stderr, "zertz: %s\n", err);
             rc = 1;

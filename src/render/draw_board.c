@@ -49,10 +49,24 @@ void rd_geom_cell(const rd_geom *g, int cell, float *x, float *y) {
     *y = g->y0 - (g->first[c] + 2 * (r - 1)) * 0.5f * g->unit;
 }
 
+/* Width of a marble's outline at radius r. */
+static float edge_px(float r) { return fminf(fmaxf(0.1f * r, 1.f), 2.2f); }
+
 void rd_draw_marble(rd_canvas *c, const rd_theme *t, int colour, float x, float y, float r, float alpha) {
-    if (colour < 0 || colour > 2) return;
-    rd_soft_circle(c, x + 0.07f * r, y + 0.13f * r, r * 0.97f, 0.25f * r, t->shadow, t->shadow_alpha * alpha);
+    if (colour < 0 || colour > 2 || !(r > 0)) return;
+    /* the shadow's blur is at least a pixel: under a small marble it is mostly a dark halo */
+    float sk = fminf(1.f, r / 8.f);
+    rd_soft_circle(c, x + 0.07f * r, y + 0.13f * r, r * 0.97f, 0.25f * r, t->shadow, t->shadow_alpha * alpha * sk);
     rd_sphere(c, x, y, r, t->marble[colour], t->marble_spec[colour], alpha);
+    rd_fill_annulus(c, x, y, r - edge_px(r), r, t->marble_edge[colour], alpha);
+}
+
+void rd_draw_ghost(rd_canvas *c, const rd_theme *t, int colour, float x, float y, float r, float alpha) {
+    if (colour < 0 || colour > 2 || !(r > 0)) return;
+    /* a faded dot of a few pixels reads as another colour, not as a ghost: small ghosts fade less */
+    alpha += (1.f - alpha) * fminf(fmaxf((6.f - r) / 4.f, 0.f), 1.f);
+    rd_sphere(c, x, y, r, t->marble[colour], t->marble_spec[colour], alpha);
+    rd_fill_annulus(c, x, y, r - edge_px(r), r, t->marble_edge[colour], 1.f);
 }
 
 static float hw_px(float u, float k) { return fmaxf(0.7f, k * u); }
@@ -65,10 +79,12 @@ static void dashed_ring(rd_canvas *c, float x, float y, float r, float hw, rd_rg
     rd_path_free(&p);
 }
 
+float rd_label_size(float u) { return fmaxf(0.28f * u, fminf(RD_LABEL_MIN, 0.45f * u)); }
+
 void rd_draw_labels(rd_canvas *c, const rd_geom *g, const rd_theme *t) {
     const zz_board *b = g->b;
     float u = g->unit;
-    rd_font f = { fmaxf(7.f, 0.25f * u), false, RD_ALIGN_CENTER };
+    rd_font f = { rd_label_size(u), false, RD_ALIGN_CENTER };
     char s[16];
     for (int col = 0; col < b->ncols; col++) {
         float x, y;
@@ -122,7 +138,7 @@ void rd_draw_board(rd_canvas *c, const rd_geom *g, const rd_theme *t, const zz_p
         for (int col = 0; col < 3; col++) {
             ZZ_FOR_EACH_BIT(cell, m->isolated[col] & ~p->rings) {
                 rd_geom_cell(g, cell, &x, &y);
-                rd_sphere(c, x, y, rm, t->marble[col], t->marble_spec[col], 0.42f);
+                rd_draw_ghost(c, t, col, x, y, rm, RD_GHOST);
                 dashed_ring(c, x, y, ro - 0.03f * u, hw_px(u, 0.028f), t->accent);
             }
         }
@@ -130,7 +146,7 @@ void rd_draw_board(rd_canvas *c, const rd_geom *g, const rd_theme *t, const zz_p
             int jc = m->jumped_colour[i];
             if (jc < 0 || jc > 2 || zz_colour_at(p, m->jumped[i]) >= 0) continue;
             rd_geom_cell(g, m->jumped[i], &x, &y);
-            rd_sphere(c, x, y, rm, t->marble[jc], t->marble_spec[jc], 0.5f);
+            rd_draw_ghost(c, t, jc, x, y, rm, RD_GHOST);
             dashed_ring(c, x, y, rm, hw_px(u, 0.022f), t->accent);
         }
     }
@@ -196,17 +212,26 @@ void rd_draw_hint(rd_canvas *c, const rd_geom *g, const rd_theme *t, const zz_po
     }
     rd_geom_cell(g, zz_move_a(mv), &x, &y);
     int col = zz_move_colour(mv);
-    rd_sphere(c, x, y, RD_MARBLE * u, t->marble[col], t->marble_spec[col], 0.62f);
+    rd_draw_ghost(c, t, col, x, y, RD_MARBLE * u, RD_GHOST);
     float rm = RD_MARBLE * u;
     rd_fill_annulus(c, x, y, rm + 0.035f * u, rm + 0.035f * u + 2 * hw, t->hint, 1.f);
 }
 
+void rd_spot_add(rd_spots *sp, float x, float y, float r, int colour, rd_spot_kind kind, int owner) {
+    if (!sp || sp->n >= RD_MAX_SPOTS) return;
+    rd_spot s = { x, y, r, colour, kind, owner };
+    sp->v[sp->n++] = s;
+}
+
 float rd_draw_tray(rd_canvas *c, const rd_theme *t, float x, float cy, float r, float pitch, int colour,
-                   int count, int slots) {
+                   int count, int slots, rd_spots *sp, int owner) {
     int n = count > slots ? count : slots;
     for (int i = 0; i < n; i++) {
         float cx = x + r + i * pitch;
-        if (i < count) rd_draw_marble(c, t, colour, cx, cy, r, 1.f);
+        bool full = i < count;
+        rd_spot_add(sp, cx, cy, full ? r : r * 0.92f, colour, full ? RD_SPOT_MARBLE : RD_SPOT_SLOT, owner);
+        if (!c) continue;
+        if (full) rd_draw_marble(c, t, colour, cx, cy, r, 1.f);
         else rd_fill_circle(c, cx, cy, r * 0.92f, t->slot, 1.f);
     }
     return n > 0 ? (n - 1) * pitch + 2 * r : 0;

@@ -55,24 +55,33 @@ static void fitted(rd_canvas *c, rd_font f, float x, float y, float w, rd_rgb co
     rd_text(c, &f, x, y, col, s);
 }
 
-float rd_draw_trays(rd_canvas *c, const rd_theme *t, const zz_pos *p, const char names[2][64],
-                    bool over, int winner, float x, float y, float w, float u) {
+/* The side panel (see rd_draw_trays); draws nothing when c is NULL, records the marbles in sp. */
+static float trays(rd_canvas *c, const rd_theme *t, const zz_pos *p, const char names[2][64], bool over,
+                   int winner, float x, float y, float w, float u, rd_spots *sp) {
     float y0 = y, r = TRAY_R * u, pitch = TRAY_PITCH * u;
     rd_font head = { 0.24f * u, true, RD_ALIGN_LEFT }, small = { 0.21f * u, false, RD_ALIGN_LEFT };
     char s[16];
-    rd_text(c, &head, x, y + 0.24f * u, t->text, "Pool");
+    if (c) rd_text(c, &head, x, y + 0.24f * u, t->text, "Pool");
     y += 0.42f * u;
+    /* each colour: its icon, the count, then the marbles (the icon says the colour at 0 too) */
+    float numw = rd_text_width(&small, "10"), mx = x + 2 * r + 0.1f * u + numw + 0.16f * u;
     for (int col = 0; col < 3; col++) {
         float cy = y + ROW * u / 2;
-        float tw = rd_draw_tray(c, t, x, cy, r, pitch, col, p->pool[col], 0);
-        snprintf(s, sizeof s, "%d", p->pool[col]);
-        rd_text_mid(c, &small, x + tw + (tw > 0 ? 0.12f * u : 0), cy, t->text_dim, s);
+        int n = p->pool[col];
+        rd_spot_add(sp, x + r, cy, r, col, RD_SPOT_ICON, -1);
+        snprintf(s, sizeof s, "%d", n);
+        if (c) {
+            rd_draw_marble(c, t, col, x + r, cy, r, 1.f);
+            rd_text_mid(c, &small, x + 2 * r + 0.1f * u, cy, t->text, s);
+        }
+        float pt = n > 1 ? fminf(pitch, (x + w - mx - 2 * r) / (float)(n - 1)) : pitch;
+        rd_draw_tray(c, t, mx, cy, r, pt, col, n, 0, sp, -1);
         y += ROW * u;
     }
     y += 0.3f * u;
     for (int pl = 0; pl < 2; pl++) {
         float ty = y + 0.24f * u, tx = x + 0.28f * u;
-        if (!over && p->to_move == pl) {
+        if (c && !over && p->to_move == pl) {
             float cy = y + 0.12f * u;
             float xs[3] = { x + 0.02f * u, x + 0.02f * u, x + 0.19f * u };
             float ys[3] = { cy - 0.1f * u, cy + 0.1f * u, cy };
@@ -80,20 +89,35 @@ float rd_draw_trays(rd_canvas *c, const rd_theme *t, const zz_pos *p, const char
         }
         const char *tag = over && winner == pl ? "wins" : "";
         float tagw = *tag ? rd_text_width(&small, tag) + 0.15f * u : 0;
-        fitted(c, head, tx, ty, w - 0.28f * u - tagw, t->text, names[pl]);
-        if (*tag) {
+        if (c) fitted(c, head, tx, ty, w - 0.28f * u - tagw, t->text, names[pl]);
+        if (c && *tag) {
             rd_font hf = head;
             hf.size = rd_text_fit(&head, names[pl], w - 0.28f * u - tagw, head.size * 0.5f);
             rd_text(c, &small, tx + rd_text_width(&hf, names[pl]) + 0.15f * u, ty, t->accent, tag);
         }
         y += 0.42f * u;
         for (int col = 0; col < 3; col++) {
-            rd_draw_tray(c, t, x, y + ROW * u / 2, r, pitch, col, p->cap[pl][col], ZZ_WIN_EACH[col]);
+            int n = p->cap[pl][col] > ZZ_WIN_EACH[col] ? p->cap[pl][col] : ZZ_WIN_EACH[col];
+            float pt = n > 1 ? fminf(pitch, (w - 2 * r) / (float)(n - 1)) : pitch;
+            rd_draw_tray(c, t, x, y + ROW * u / 2, r, pt, col, p->cap[pl][col], ZZ_WIN_EACH[col], sp, pl);
             y += ROW * u;
         }
         y += 0.3f * u;
     }
     return y - y0;
+}
+
+float rd_draw_trays(rd_canvas *c, const rd_theme *t, const zz_pos *p, const char names[2][64],
+                    bool over, int winner, float x, float y, float w, float u) {
+    return trays(c, t, p, names, over, winner, x, y, w, u, NULL);
+}
+
+void rd_position_spots(const rd_scene *s, const rd_style *st, rd_spots *out) {
+    out->n = 0;
+    layout L;
+    position_layout((zz_board_kind)s->pos.board, st, &L);
+    float th = trays_height() * L.u;
+    trays(NULL, rd_theme_of(st), &s->pos, s->names, s->over, s->winner, L.px, L.by + (L.bh - th) / 2, L.pw, L.u, out);
 }
 
 int rd_draw_position(const rd_scene *s, const rd_style *st, rd_canvas *out, char *err, size_t errlen) {

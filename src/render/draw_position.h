@@ -16,9 +16,12 @@ void rd_position_geom(zz_board_kind kind, const rd_style *st, rd_geom *g);
  * message when the picture cannot be allocated. */
 int rd_draw_position(const rd_scene *s, const rd_style *st, rd_canvas *out, char *err, size_t errlen);
 
-/* The side panel alone: pool and captures of p, players' names, the mover marked, in the box
- * (x, y, w) at the scale u (pixels per board unit); returns the height used. */
+/* The side panel alone: the pool (an icon of each colour, its count and its marbles), both
+ * players' captures (marbles and empty slots up to the winning count), names, the mover marked,
+ * in the box (x, y, w) at the scale u (pixels per board unit); returns the height used. */
 float rd_draw_trays(rd_canvas *c, const rd_theme *t, const zz_pos *p, const char names[2][64],
                     bool over, int winner, float x, float y, float w, float u);
+/* Where rd_draw_position puts the side panel's icons, marbles and slots. */
+void rd_position_spots(const rd_scene *s, const rd_style *st, rd_spots *out);
 
 #endif

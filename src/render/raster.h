@@ -57,7 +57,9 @@ void rd_soft_annulus(rd_canvas *c, float cx, float cy, float r_in, float r_out, 
 void rd_fill_convex(rd_canvas *c, const float *xs, const float *ys, int n, rd_rgb col, float alpha);
 
 /* A glossy sphere of radius r lit from the upper left: base colour, diffuse shading, a specular
- * highlight of the given strength (0..1) and an anti-aliased edge; alpha fades the whole of it. */
+ * highlight of the given strength (0..1) and an anti-aliased edge; alpha fades the whole of it.
+ * Below 6 px of radius the shading and the highlight flatten (to 40 % at 2 px), so that a small
+ * sphere keeps the tone of its colour. */
 void rd_sphere(rd_canvas *c, float cx, float cy, float r, rd_rgb base, float spec, float alpha);
 /* A ring (flattened torus) between r_in and r_out lit like rd_sphere. */
 void rd_torus(rd_canvas *c, float cx, float cy, float r_in, float r_out, rd_rgb base, float alpha);

@@ -24,6 +24,8 @@ typedef struct {
     float shadow_alpha;
     rd_rgb marble[3];     /* white, grey, black */
     float marble_spec[3]; /* specular strength per colour */
+    rd_rgb marble_edge[3];/* outline of each colour: sets it off from the background and from the
+                             other colours at every size (white on a light table, black on a dark) */
     rd_rgb slot;          /* empty slots in the capture trays */
     rd_rgb accent;        /* the last move */
     rd_rgb hint;          /* the search's preferred move */
