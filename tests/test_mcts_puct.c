@@ -5,6 +5,7 @@
 #include "helpers.h"
 #include "mcts/agent.h"
 #include "mcts/puct.h"
+#include "mcts/gumbel.h"
 #include "nn/checkpoint.h"
 #include <unistd.h>
 #ifdef _OPENMP
@@ -645,6 +646,112 @@ START_TEST(puct_worker_survives_rerooting) {
 }
 END_TEST
 
+/* ---- Gumbel root search (gumbel.h) ------------------------------------------------------- */
+/* Completed values and the improved policy on a hand-computed case: priors .5/.3/.2, visits
+ * 2/0/1, values .5/-/-.5, root value .1: v_mix = (.1 + 3/.7 * .15) / 4 = .185714; rescaled
+ * 1, .685714, 0; sigma = (50 + 2) * .1 * q; pi' = softmax(log p + sigma). */
+START_TEST(gumbel_completed_q_and_policy) {
+    const float prior[3] = { 0.5f, 0.3f, 0.2f }, q[3] = { 0.5f, 0.9f /* unvisited: ignored */, -0.5f };
+    const uint32_t visits[3] = { 2, 0, 1 };
+    double cq[3], pi[3];
+    mcts_gumbel_completed_q(3, prior, visits, q, 0.1, cq);
+    ck_assert(fabs(cq[0] - 1.0) < 1e-6 && fabs(cq[1] - 0.685714) < 1e-6 && fabs(cq[2]) < 1e-6);
+    mcts_gumbel_improved_policy(3, prior, visits, q, 0.1, 50, 0.1, pi);
+    ck_assert(fabs(pi[0] - 0.893446) < 1e-5 && fabs(pi[1] - 0.104582) < 1e-5 && fabs(pi[2] - 0.001972) < 1e-5);
+    const uint32_t none[3] = { 0, 0, 0 };                /* nothing visited: pi' is the prior */
+    mcts_gumbel_improved_policy(3, prior, none, q, 0.3, 50, 0.1, pi);
+    for (int i = 0; i < 3; i++) ck_assert(fabs(pi[i] - prior[i]) < 1e-6);
+}
+END_TEST
+
+/* Sequential halving: 4 candidates, 16 simulations, 2 phases of 16 / (2 * live) visits each:
+ * 2 each, then the better two (by score + sigma) 4 more each; the best one is chosen. */
+START_TEST(gumbel_sequential_halving) {
+    const double score[4] = { 4, 3, 2, 1 }, sigma[4] = { 0, 0, 10, 0 };
+    mcts_halving h;
+    mcts_halving_init(&h, 4, score, 16);
+    ck_assert_int_eq(h.phases, 2);
+    uint32_t visits[4] = { 0, 0, 0, 0 };
+    int order[16];
+    for (int k = 0; k < 16; k++) {
+        int j = mcts_halving_next(&h, visits, sigma);
+        ck_assert(j >= 0 && j < 4);
+        order[k] = j;
+        visits[j]++;
+    }
+    static const int want_first[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };   /* fewest visits, ties by score */
+    for (int k = 0; k < 8; k++) ck_assert_int_eq(order[k], want_first[k]);
+    ck_assert_uint_eq(visits[0], 6);
+    ck_assert_uint_eq(visits[1], 2);
+    ck_assert_uint_eq(visits[2], 6);
+    ck_assert_uint_eq(visits[3], 2);
+    ck_assert_int_eq(mcts_halving_best(&h, sigma), 2);              /* score 2 + sigma 10 */
+    ck_assert_int_eq(mcts_halving_next(&h, visits, sigma), 2);     /* one left: all the rest */
+    const double flat[4] = { 0, 0, 0, 0 };
+    mcts_halving_init(&h, 1, score, 5);                           /* one candidate: always it */
+    ck_assert_int_eq(mcts_halving_next(&h, visits, flat), 0);
+}
+END_TEST
+
+/* A Gumbel search in PUCT: the root's visits follow sequential halving exactly (17 simulations:
+ * the root and 16: {6, 6, 2, 2}); the improved policy sums to 1 and puts the favoured prior
+ * first; a winning capture is found and played. */
+START_TEST(gumbel_search_in_puct) {
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    d.favour = zz_move_place(ZZ_GREY, th_cell(&p, "d4"), th_cell(&p, "a1"));
+    ck_assert(zz_is_legal(&p, d.favour));
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.batch = 1;
+    c.gumbel_m = 4;
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    mcts_search_stats st;
+    search_ok(s, 17, false, &st);
+    assert_tree_ok(mcts_puct_tree(s));
+    zz_move moves[8];
+    int visits[8];
+    int n = mcts_tree_root_children(mcts_puct_tree(s), moves, visits, NULL, 8);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(visits[0], 6);
+    ck_assert_int_eq(visits[1], 6);
+    ck_assert_int_eq(visits[2], 2);
+    ck_assert_int_eq(visits[3], 2);
+    zz_move pm[64];
+    float pp[64];
+    int k = mcts_puct_gumbel_policy(s, pm, pp, 64);
+    ck_assert_int_eq(k, 64);
+    double sum = 0;
+    for (int i = 0; i < k; i++) { sum += pp[i]; ck_assert(zz_is_legal(&p, pm[i])); if (i) ck_assert(pp[i] <= pp[i - 1]); }
+    ck_assert(fabs(sum - 1) < 1e-5);
+    ck_assert_uint_eq(pm[0], d.favour);
+    zz_move chosen = mcts_puct_pick(s, 1.0);
+    bool among = false;
+    for (int i = 0; i < 2; i++) among |= chosen == moves[i];
+    ck_assert(among);                                        /* a candidate that survived halving */
+    mcts_puct_free(s);
+
+    won_capture_position(&p);                               /* the win is found by its value */
+    zz_move all[ZZ_MAX_MOVES];
+    int nm = zz_gen_moves(&p, all);
+    zz_move win = mcts_find_win(&p);
+    ck_assert(win != ZZ_MOVE_NONE && nm > 1);
+    d.favour = ZZ_MOVE_NONE;
+    c.gumbel_m = 16;
+    s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 64, false, &st);
+    ck_assert_uint_eq(mcts_puct_pick(s, 0), win);
+    k = mcts_puct_gumbel_policy(s, pm, pp, 64);
+    ck_assert_int_eq(k, nm);
+    ck_assert_uint_eq(pm[0], win);
+    mcts_puct_free(s);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("mcts_puct");
     TCase *t = tcase_create("puct");
@@ -663,6 +770,9 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_builtin_evaluators);
     tcase_add_test(t, puct_network_evaluator);
     tcase_add_test(t, puct_scheduler_stepping);
+    tcase_add_test(t, gumbel_completed_q_and_policy);
+    tcase_add_test(t, gumbel_sequential_halving);
+    tcase_add_test(t, gumbel_search_in_puct);
     suite_add_tcase(s, t);
     return s;
 }

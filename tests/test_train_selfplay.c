@@ -272,6 +272,54 @@ START_TEST(teacher_mode_plays_uct_games) {
 }
 END_TEST
 
+/* Gumbel self-play: every request answered once; the policy targets are the improved policy
+ * (counts out of 10,000 over at most 64 legal moves, most probable first). */
+START_TEST(gumbel_selfplay_targets) {
+    count_ctx cc = { 0, 0, 17 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    c.gumbel_m = 8;
+    c.sims_full = 16;
+    c.sims_fast = 6;
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    long long games = 0, full = 0;
+    for (int t = 0; t < 6000 && games < 6; t++) {
+        sleep_ms(5);
+        tr_game *g = tr_selfplay_take(sp);
+        while (g) {
+            tr_game *n = g->next;
+            check_game(g);
+            for (int i = 0; i < g->nsamples; i++) {
+                const tr_sample *smp = &g->samples[i];
+                full += smp->full;
+                ck_assert_int_le(smp->nvisits, 64);
+                long sum = 0;
+                for (int k = 0; k < smp->nvisits; k++) {
+                    sum += smp->visits[k].count;
+                    if (k) ck_assert_uint_le(smp->visits[k].count, smp->visits[k - 1].count);
+                }
+                ck_assert_msg(labs(sum - 10000) <= smp->nvisits, "counts sum to %ld", sum);
+            }
+            games++;
+            tr_game_free(g);
+            g = n;
+        }
+    }
+    ck_assert_int_ge(games, 6);
+    ck_assert_int_gt(full, 0);
+    tr_selfplay_stop(sp);
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    ck_assert_int_eq(st.submitted, st.finished);
+    ck_assert_int_eq(st.submitted, cc.items);
+    tr_selfplay_free(sp);
+}
+END_TEST
+
 int main(int argc, char **argv) {
     tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     Suite *s = suite_create("train_selfplay");
@@ -282,6 +330,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, trainer_step_on_selfplay);
     tcase_add_test(tc, value_target_blends_search_value);
     tcase_add_test(tc, teacher_mode_plays_uct_games);
+    tcase_add_test(tc, gumbel_selfplay_targets);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

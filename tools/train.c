@@ -42,6 +42,8 @@ static void usage(FILE *f) {
             "  --init CKPT          a fresh run starts from these weights (their architecture), e.g. to\n"
             "                       continue the shipped network on another machine without its replay\n"
             "  --rollout-mix X      self-play leaf values: (1-X) network + X one random rollout (default %.2g)\n"
+            "  --gumbel M           Gumbel AlphaZero root search with M candidates (sequential halving;\n"
+            "                       the improved policy is the policy target; 0 = PUCT with noise; default %d)\n"
             "  --teacher N          teacher mode: self-play by UCT with N iterations a decision (random\n"
             "                       rollouts, no network), its visits the policy targets (0 = off)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
@@ -51,7 +53,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.rollout_mix, d.sp.q_target);
+            d.rollout_mix, d.sp.gumbel_m, d.sp.q_target);
 }
 
 static int fail(const char *what, const char *why) {
@@ -111,6 +113,7 @@ int main(int argc, char **argv) {
         OPT_NUM("--rollout-mix", 0, 1, c.rollout_mix = x)
         OPT_NUM("--q-target", 0, 1, c.sp.q_target = x)
         OPT_NUM("--teacher", 0, 1e8, c.sp.teacher_iters = (int)x)
+        OPT_NUM("--gumbel", 0, 64, c.sp.gumbel_m = (int)x)
         OPT_NUM("--blocks", 1, 40, { c.blocks = (int)x; c.arch_given = 1; })
         OPT_NUM("--channels", 4, 512, { c.channels = (int)x; c.arch_given = 1; })
         OPT_NUM("--sims", 2, 100000, sims = (int)x)

@@ -83,6 +83,7 @@ static const agent_option OPTIONS[] = {
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
+    { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
 };
 enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
 
@@ -121,6 +122,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "mix")) a->mix = v;
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
+    else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
 }
 
 /* An option's value, as set_option stores it (for the help's defaults). */
@@ -150,6 +152,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "mix")) return a->mix;
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
+    if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     return 0;
 }
 

@@ -47,6 +47,9 @@ typedef struct mcts_puct_config {
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     uint32_t max_nodes;        /* node arena capacity (0 = default) */
     uint32_t max_edges;        /* edge arena capacity (0 = default) */
+    int gumbel_m;              /* > 0: Gumbel root search with this many candidates (gumbel.h) for
+                                  searches with a simulation budget; threads must be 1, no reuse */
+    double gumbel_cvisit, gumbel_cscale;   /* sigma's constants (default 50 and 0.1) */
 } mcts_puct_config;
 
 void mcts_puct_config_default(mcts_puct_config *c);
@@ -72,8 +75,19 @@ bool mcts_puct_advance(mcts_puct *s, zz_move m);
 int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
                      char *err, size_t errlen);
 
-/* Choose a root move from the visit counts: ∝ N^(1/T), most visits when T ≤ 0. */
+/* Choose a root move from the visit counts: ∝ N^(1/T), most visits when T ≤ 0.  After a Gumbel
+ * search: the move sequential halving chose (temperature is not used: the Gumbel noise explores). */
 zz_move mcts_puct_pick(mcts_puct *s, double temperature);
+
+/* ---- Gumbel root (gumbel.h) -----------------------------------------------------------------
+ * Start a Gumbel search at the expanded, fresh root (no child opened) for `budget` simulations:
+ * draws the Gumbel noise, puts the top gumbel_m moves by g + log p first among the root's edges,
+ * and makes the root's selection follow sequential halving until the root changes.  Returns
+ * whether it is on (off when gumbel_m is 0, threads > 1, or the root is not fresh). */
+bool mcts_puct_gumbel_root(mcts_puct *s, uint64_t budget);
+/* The improved policy pi' of the root after a Gumbel search, its `cap` most probable moves at
+ * most (renormalised), most probable first.  Returns how many (0 when no Gumbel search ran). */
+int mcts_puct_gumbel_policy(const mcts_puct *s, zz_move *moves, float *probs, int cap);
 
 typedef struct mcts_think {
     zz_move move;              /* the move to play (ZZ_MOVE_NONE when the game is over) */

@@ -48,7 +48,7 @@ typedef struct {
     mcts_request **inflight;        /* [slots] requests submitted and not yet finished */
     int ninflight;
     zz_pos pos;
-    int searching, full, noise_pending;
+    int searching, full, noise_pending, gumbel_pending;
     long target, started;
     tr_game *rec;
     uint64_t rng;
@@ -208,14 +208,44 @@ static void begin_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
     g->target = g->full ? sp->cfg.sims_full : sp->cfg.sims_fast;
     if (g->target < 1) g->target = 1;
     g->started = 0;
-    g->noise_pending = g->full && sp->cfg.noise_eps > 0;
+    g->noise_pending = g->full && sp->cfg.noise_eps > 0 && sp->cfg.gumbel_m <= 0;
+    g->gumbel_pending = sp->cfg.gumbel_m > 0;
     g->searching = 1;
+}
+
+/* Record a Gumbel search: its improved policy (the 64 most probable moves, as counts out of
+ * 10,000) is the policy target.  Returns the root value for the mover. */
+enum { GUMBEL_TARGET_MOVES = 64 };
+static double record_gumbel(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
+    const mcts_node *root = mcts_tree_root(mcts_puct_tree(g->s));
+    double q = mcts_stats_q(mcts_node_load(root));
+    double v = root->player == root->to_move ? q : -q;
+    float probs[GUMBEL_TARGET_MOVES];
+    int n = mcts_puct_gumbel_policy(g->s, wk->moves, probs, GUMBEL_TARGET_MOVES);
+    if (n == 0) return record_search(sp, wk, g->rec, &g->pos, mcts_puct_tree(g->s), g->full);
+    tr_sample smp;
+    memset(&smp, 0, sizeof smp);
+    smp.pos = g->pos;
+    smp.full = (uint8_t)g->full;
+    smp.q = (float)v;
+    smp.visits = malloc((size_t)n * sizeof *smp.visits);
+    if (!smp.visits) { set_error(sp, "out of memory"); return v; }
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t c = (uint32_t)lrintf(probs[i] * 10000.0f);
+        if (c > 0) { smp.visits[k].move = wk->moves[i]; smp.visits[k].count = c; k++; }
+    }
+    if (k == 0) { smp.visits[0].move = wk->moves[0]; smp.visits[0].count = 1; k = 1; }
+    smp.nvisits = (uint16_t)k;
+    if (record_add(g->rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); }
+    return v;
 }
 
 /* The search of g is complete: record it, maybe resign, choose and play the move. */
 static void end_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
     g->searching = 0;
-    double v = record_search(sp, wk, g->rec, &g->pos, mcts_puct_tree(g->s), g->full);
+    double v = sp->cfg.gumbel_m > 0 ? record_gumbel(sp, wk, g)
+                                   : record_search(sp, wk, g->rec, &g->pos, mcts_puct_tree(g->s), g->full);
     if (atomic_load_explicit(&sp->failed, memory_order_relaxed)) return;
     double rv = sp->cfg.resign_value;
     if (rv > 0 && rv < 1 && g->pos.ply >= sp->cfg.resign_min_ply && v < -rv) {
@@ -266,8 +296,12 @@ static bool service(tr_selfplay *sp, sp_worker *wk, sp_game *g, bool stopping, b
         mcts_puct_root_noise(g->s);
         g->noise_pending = 0;
     }
+    if (g->gumbel_pending && rs == MCTS_EXPANDED && g->ninflight == 0) {
+        mcts_puct_gumbel_root(g->s, g->target > g->started ? (uint64_t)(g->target - g->started) : 1);
+        g->gumbel_pending = 0;
+    }
     while (g->started < g->target && g->ninflight < sp->cfg.slots) {
-        if (g->noise_pending && rs == MCTS_EXPANDED) break;
+        if ((g->noise_pending || g->gumbel_pending) && rs == MCTS_EXPANDED) break;
         mcts_request *req = NULL;
         int rc = mcts_puct_step(g->w, &req);
         if (rc == MCTS_STEP_SUBMIT) {
@@ -418,7 +452,9 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     pc.noise = cfg->noise_eps > 0;
     pc.noise_eps = cfg->noise_eps;
     pc.noise_alpha_total = cfg->noise_alpha_total;
-    pc.reuse = 1;
+    pc.reuse = cfg->gumbel_m > 0 ? 0 : 1;
+    pc.gumbel_m = cfg->gumbel_m;
+    if (cfg->gumbel_m > 0) pc.noise = 0;
     pc.max_nodes = cfg->max_nodes;
     pc.max_edges = cfg->max_edges;
     for (int i = 0; i < sp->ngames; i++) {

@@ -49,6 +49,9 @@ typedef struct {
     double resign_calib;       /* fraction of games played out regardless (calibration) */
     int ply_cap;               /* draw at this ply (0: none) */
     double q_target;           /* value target = (1 - q_target) * result + q_target * root value */
+    int gumbel_m;              /* > 0: Gumbel root search (mcts/gumbel.h) with this many candidates:
+                                  the improved policy pi' is the policy target, sequential halving
+                                  chooses the move (no Dirichlet noise, no temperature, no reuse) */
     int teacher_iters;         /* > 0: teacher mode: games played by UCT with this many iterations
                                   per decision (random rollouts, no network); every decision is a
                                   policy target; the evaluator is not used */
