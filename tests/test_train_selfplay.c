@@ -56,6 +56,15 @@ static tr_selfplay_config small_config(void) {
     return c;
 }
 
+/* A scheduler over ev with config c, started. */
+static tr_selfplay *start_selfplay(const tr_selfplay_config *c, mcts_evaluator *ev) {
+    char err[256];
+    tr_selfplay *sp = tr_selfplay_new(c, ev, err, sizeof err);
+    ck_assert_msg(sp != NULL, "%s", err);
+    ck_assert_msg(tr_selfplay_start(sp, err, sizeof err) == 0, "%s", err);
+    return sp;
+}
+
 static void check_game(const tr_game *g) {
     ck_assert(g->winner >= -1 && g->winner <= 1);
     for (int i = 0; i < g->nsamples; i++) {
@@ -78,10 +87,7 @@ START_TEST(every_request_answered_once) {
     count_ctx cc = { 0, 0, 99 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
-    char err[256];
-    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
-    ck_assert_msg(sp != NULL, "%s", err);
-    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_selfplay *sp = start_selfplay(&c, &ev);
     long long games = 0, samples = 0, full = 0;
     for (int t = 0; t < 6000 && games < 16; t++) {
         sleep_ms(5);
@@ -122,10 +128,7 @@ START_TEST(stop_early_and_hold) {
     tr_selfplay_config c = small_config();
     c.threads = 3;
     c.sims_full = c.sims_fast = 40;
-    char err[256];
-    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
-    ck_assert_msg(sp != NULL, "%s", err);
-    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_selfplay *sp = start_selfplay(&c, &ev);
     sleep_ms(30);
     tr_selfplay_hold(sp, 1);
     sleep_ms(60);
@@ -147,9 +150,7 @@ START_TEST(trainer_step_on_selfplay) {
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     char err[256];
-    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
-    ck_assert_msg(sp != NULL, "%s", err);
-    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_selfplay *sp = start_selfplay(&c, &ev);
     tr_replay r;
     char dir[128];
     snprintf(dir, sizeof dir, "/tmp/zz-train-sp-%d", (int)getpid());
@@ -236,10 +237,7 @@ START_TEST(value_target_blends_search_value) {
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     c.q_target = 0.25;
-    char err[256];
-    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
-    ck_assert_msg(sp != NULL, "%s", err);
-    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_selfplay *sp = start_selfplay(&c, &ev);
     ck_assert_int_ge(take_games(sp, 6, c.q_target, 0), 6);
     tr_selfplay_free(sp);
 }
@@ -254,10 +252,7 @@ START_TEST(teacher_mode_plays_uct_games) {
     c.teacher_iters = 150;
     c.threads = 2;
     c.q_target = 0.5;
-    char err[256];
-    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
-    ck_assert_msg(sp != NULL, "%s", err);
-    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_selfplay *sp = start_selfplay(&c, &ev);
     ck_assert_int_ge(take_games(sp, 4, c.q_target, 1), 4);
     tr_selfplay_hold(sp, 1);                   /* held: games in progress end, none starts */
     tr_selfplay_stop(sp);
@@ -281,10 +276,7 @@ START_TEST(gumbel_selfplay_targets) {
     c.gumbel_m = 8;
     c.sims_full = 16;
     c.sims_fast = 6;
-    char err[256];
-    tr_selfplay *sp = tr_selfplay_new(&c, &ev, err, sizeof err);
-    ck_assert_msg(sp != NULL, "%s", err);
-    ck_assert_int_eq(tr_selfplay_start(sp, err, sizeof err), 0);
+    tr_selfplay *sp = start_selfplay(&c, &ev);
     long long games = 0, full = 0;
     for (int t = 0; t < 6000 && games < 6; t++) {
         sleep_ms(5);

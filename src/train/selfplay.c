@@ -481,26 +481,10 @@ oom:
     return NULL;
 }
 
-int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
-    atomic_store(&sp->batcher.stop, 0);
-    if (sp->cfg.teacher_iters > 0) {              /* no network: no evaluator thread */
-        for (int t = 0; t < sp->cfg.threads; t++) {
-            if (pthread_create(&sp->workers[t].th, NULL, teacher_main, &sp->workers[t]) != 0) {
-                snprintf(err, errlen, "cannot start self-play thread %d", t);
-                tr_selfplay_stop(sp);
-                return -1;
-            }
-            sp->workers[t].started = 1;
-        }
-        return 0;
-    }
-    if (pthread_create(&sp->eval_th, NULL, eval_main, sp) != 0) {
-        snprintf(err, errlen, "cannot start the evaluator thread");
-        return -1;
-    }
-    sp->eval_started = 1;
+/* Start every worker thread on body; on failure stop those started.  0, or -1 with a message. */
+static int start_workers(tr_selfplay *sp, void *(*body)(void *), char *err, size_t errlen) {
     for (int t = 0; t < sp->cfg.threads; t++) {
-        if (pthread_create(&sp->workers[t].th, NULL, worker_main, &sp->workers[t]) != 0) {
+        if (pthread_create(&sp->workers[t].th, NULL, body, &sp->workers[t]) != 0) {
             snprintf(err, errlen, "cannot start self-play thread %d", t);
             tr_selfplay_stop(sp);
             return -1;
@@ -508,6 +492,17 @@ int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
         sp->workers[t].started = 1;
     }
     return 0;
+}
+
+int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
+    atomic_store(&sp->batcher.stop, 0);
+    if (sp->cfg.teacher_iters > 0) return start_workers(sp, teacher_main, err, errlen);   /* no network */
+    if (pthread_create(&sp->eval_th, NULL, eval_main, sp) != 0) {
+        snprintf(err, errlen, "cannot start the evaluator thread");
+        return -1;
+    }
+    sp->eval_started = 1;
+    return start_workers(sp, worker_main, err, errlen);
 }
 
 void tr_selfplay_hold(tr_selfplay *sp, int hold) { atomic_store(&sp->hold, hold); }
