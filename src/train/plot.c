@@ -150,7 +150,7 @@ int tr_plot_write(const tr_history *h, const char *path, const char *title, char
     loss_panel(&c, h, h->b, 290, 450, "value loss (MSE) against SGD steps", red, &f);
 
     /* ratings: the self-play chain and the fixed opponents with 95% error bars, one Elo axis */
-    panel p2 = { 70, 520, 870, 840, 0, 1, 0, 1, 1, 1 };
+    panel p2 = { 70, 530, 870, 840, 0, 1, 0, 1, 1, 1 };
     range(h->gx, h->gn, &p2.lo_x, &p2.hi_x);
     range(h->gy, h->gn, &p2.lo_y, &p2.hi_y);
     for (int k = 0; k < h->nanchors; k++) {
@@ -166,12 +166,11 @@ int tr_plot_write(const tr_history *h, const char *path, const char *title, char
     p2.lo_y -= 20; p2.hi_y += 20;
     nice_axis(&p2.lo_x, &p2.hi_x, &p2.step_x, 6, 1);        /* generations: whole numbers */
     nice_axis(&p2.lo_y, &p2.hi_y, &p2.step_y, 4, 0);
-    frame(&c, &p2, "Elo: self-play rating (generation 0 = 0) and against fixed opponents, 95% bars", &f);
+    frame(&c, &p2, "Elo per generation: self-play rating (generation 0 = 0), and against fixed opponents (95% bars)", &f);
     curve(&c, &p2, h->gx, h->gy, h->gn, green, true);
-    float lx = 500;
-    rd_fill_rect(&c, lx, 498, lx + 12, 504, green, 1);
-    rd_text(&c, &f, lx + 16, 505, green, "self-play");
-    lx += 80;
+    float lx = 70, ly = 498;                          /* the legend, above the panel's title */
+    rd_fill_rect(&c, lx, ly - 7, lx + 12, ly - 1, green, 1);
+    lx += 16 + rd_text(&c, &f, lx + 16, ly, green, "self-play") + 18;
     for (int k = 0; k < h->nanchors; k++) {
         const tr_anchor *a = &h->anchor[k];
         rd_rgb col = rd_hex(anchor_col[k]);
@@ -184,9 +183,8 @@ int tr_plot_write(const tr_history *h, const char *path, const char *title, char
         curve(&c, &p2, a->x, a->y, a->n, col, true);
         char lab[48];
         snprintf(lab, sizeof lab, "vs %s", a->name);
-        rd_fill_rect(&c, lx, 498, lx + 12, 504, col, 1);
-        rd_text(&c, &f, lx + 16, 505, col, lab);
-        lx += 90;
+        rd_fill_rect(&c, lx, ly - 7, lx + 12, ly - 1, col, 1);
+        lx += 16 + rd_text(&c, &f, lx + 16, ly, col, lab) + 18;
     }
     rd_font fc = f; fc.align = RD_ALIGN_CENTER;
     rd_text(&c, &fc, 470, 885, rd_hex(0x606060), "generation");
