@@ -359,8 +359,8 @@ START_TEST(engine_binary_over_pipes) {
 }
 END_TEST
 
-static const char *const TOOLS[] = { "arena", "engine", "replay", "render", "nn_dump",
-                                      "bench_game", "bench_mcts", "bench_nn", "bench_train" };
+static const char *const TOOLS[] = { "arena", "engine", "replay", "render", "nn_dump", "bench_game",
+                                      "bench_mcts", "bench_nn", "bench_train", "train", "strength" };
 
 /* err is one line starting with prefix. */
 static void one_line_from(const char *what, const char *err, const char *prefix) {
@@ -416,6 +416,12 @@ START_TEST(tools_numeric_options_in_range) {
         { "render", "-m Wd4,g1 --cols 999 -o /dev/null", "--cols" },
         { "render", "-m Wd4,g1 --turn -1 -o /dev/null", "--turn" },
         { "render", "-m Wd4,g1 --rings 40 -o /dev/null", "--rings" },
+        { "strength", "--time 0", "--time" }, { "strength", "--games 3", "--games" },
+        { "strength", "--sims 99999999999", "--sims" }, { "strength", "--rings 40", "--rings" },
+        { "strength", "--early-stop -1", "--early-stop" }, { "strength", "--opening-plies 17", "--opening-plies" },
+        { "train", "--minutes -1", "--minutes" }, { "train", "--rings 40", "--rings" },
+        { "train", "--blocks 0", "--blocks" }, { "train", "--gumbel 65", "--gumbel" },
+        { "train", "--q-target 1.5", "--q-target" },
     };
     char out[4096], err[4096], what[160], prefix[96];
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         if (!strcmp(a, "--quiet")) { quiet = 1; continue; }
-        if (!v) { usage(stderr); return bad(a, "unknown option or missing value"); }
+        if (!v) return bad(a, "unknown option or missing value (see strength --help)");
         i++;
         if (!strcmp(a, "--net")) net = v;
         else if (!strcmp(a, "--net-opts")) net_opts = v;
@@ -119,8 +119,7 @@ int main(int argc, char **argv) {
             if (!num(v, 37, 61, &x) || !zz_board_for_rings((int)x)) return bad(a, "the board has 37, 48 or 61 rings");
             board = zz_board_for_rings((int)x)->kind;
         } else {
-            usage(stderr);
-            return bad(a, "unknown option");
+            return bad(a, "unknown option (see strength --help)");
         }
     }
     if (nvs == 0) {

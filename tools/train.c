@@ -61,6 +61,12 @@ static int fail(const char *what, const char *why) {
     return 1;
 }
 
+/* Bad usage: one line, exit status 2 (as every tool: tools/cli.h). */
+static int usage_error(const char *what, const char *why) {
+    fprintf(stderr, "zertz: train: %s: %s (see train --help)\n", what, why);
+    return 2;
+}
+
 static bool num(const char *s, double lo, double hi, double *v) {
     char *end;
     *v = strtod(s, &end);
@@ -92,11 +98,11 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--fresh")) { c.fresh = 1; continue; }
         if (!strcmp(a, "--resume")) { c.resume = 1; c.require_run = 1; continue; }
         if (!strcmp(a, "--quiet")) { c.quiet = 1; continue; }
-        if (!v) { usage(stderr); return fail(a, "unknown option or missing value"); }
+        if (!v) return usage_error(a, "unknown option or missing value");
         i++;
 #define OPT_NUM(name, lo, hi, dst)                                                    \
     if (!strcmp(a, name)) {                                                           \
-        if (!num(v, lo, hi, &x)) return fail(a, "value out of range or not a number"); \
+        if (!num(v, lo, hi, &x)) return usage_error(a, "value out of range or not a number"); \
         dst;                                                                          \
         continue;                                                                     \
     }
@@ -107,7 +113,7 @@ int main(int argc, char **argv) {
             if (x == 37) c.sp.board = ZZ_B37;
             else if (x == 48) c.sp.board = ZZ_B48;
             else if (x == 61) c.sp.board = ZZ_B61;
-            else return fail(a, "the board has 37, 48 or 61 rings");
+            else return usage_error(a, "the board has 37, 48 or 61 rings");
         })
         OPT_NUM("--pretrain-games", 0, 1e9, c.pretrain_games = (int)x)
         OPT_NUM("--rollout-mix", 0, 1, c.rollout_mix = x)
@@ -129,8 +135,7 @@ int main(int argc, char **argv) {
         OPT_NUM("--minutes", 0, 1e7, c.minutes = x)
         OPT_NUM("--steps", 0, 1e12, c.max_steps = (long)x)
         OPT_NUM("--seed", 0, 1e18, c.seed = (uint64_t)x)
-        usage(stderr);
-        return fail(a, "unknown option");
+        return usage_error(a, "unknown option");
     }
     if (sims) {
         c.sp.sims_full = sims;
