@@ -7,6 +7,7 @@
 #include "helpers.h"
 #include "mcts/proc.h"
 #include "mcts/protocol.h"
+#include "nn/checkpoint.h"
 #include "game/notation.h"
 #include <check.h>
 #include <signal.h>
@@ -369,6 +370,55 @@ static void one_line_from(const char *what, const char *err, const char *prefix)
     ck_assert_msg(nl && nl[1] == 0, "%s: not one line: %s", what, err);
 }
 
+/* The engine with no --agent plays the shipped network ($ZZ_WEIGHTS_DIR/zertz37.ckpt), and UCT
+ * when none is shipped. */
+START_TEST(engine_default_player) {
+    const char *dir = getenv("ZZ_TOOLDIR");
+    char prog[600];
+    snprintf(prog, sizeof prog, "%s/engine", dir && *dir ? dir : "tools");
+    if (access(prog, X_OK) != 0) {
+        th_skip("test_engine", "default player test: %s not built", prog);
+        return;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    char wdir[] = "/tmp/zz-engine-weights-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(wdir));
+    char ckpt[200], err[256], line[8192], cmdline[900];
+    snprintf(ckpt, sizeof ckpt, "%s/zertz37.ckpt", wdir);
+    for (int shipped = 0; shipped < 2; shipped++) {
+        if (shipped) {
+            nn_config nc;
+            nn_config_default(&nc, ZZ_B37);
+            nc.blocks = 1;
+            nc.channels = 8;
+            nn_model *m = nn_model_create(&nc, NN_F32, 3, err, sizeof err);
+            ck_assert_ptr_nonnull(m);
+            ck_assert_int_eq(nn_checkpoint_save(ckpt, m, 0, false, err, sizeof err), 0);
+            nn_model_free(m);
+        }
+        snprintf(cmdline, sizeof cmdline, "ZZ_WEIGHTS_DIR=%s %s 2>/dev/null", wdir, prog);
+        mcts_proc p;
+        ck_assert_msg(mcts_proc_spawn(&p, cmdline, err, sizeof err) == 0, "%s", err);
+        const char *cmds[] = { "info", "bestmove sims 20", "quit" };
+        const char *agent = NULL;
+        for (unsigned i = 0; i < 3; i++) {
+            ck_assert_int_eq(mcts_proc_send(&p, cmds[i]), 0);
+            for (;;) {
+                ck_assert_msg(mcts_proc_read_line(&p, line, sizeof line) == 0, "engine stopped after '%s'", cmds[i]);
+                if (!strcmp(line, "ok")) break;
+                ck_assert_msg(strncmp(line, "err", 3), "%s: %s", cmds[i], line);
+                if (!strncmp(line, "agent ", 6))
+                    agent = shipped ? strstr(line, "agent puct:default:") : strstr(line, "agent " MCTS_FALLBACK_PLAYER);
+            }
+            if (i == 0) ck_assert_msg(agent != NULL, "shipped %d: wrong default agent", shipped);
+        }
+        mcts_proc_close(&p);
+    }
+    unlink(ckpt);
+    rmdir(wdir);
+}
+END_TEST
+
 START_TEST(tools_help_and_unknown_options) {
     char out[16384], err[4096], what[128];
     for (unsigned t = 0; t < sizeof TOOLS / sizeof *TOOLS; t++) {
@@ -445,6 +495,7 @@ static Suite *suite(void) {
     tcase_add_test(t, protocol_run_over_streams);
     tcase_add_test(t, protocol_position_and_result);
     tcase_add_test(t, engine_binary_over_pipes);
+    tcase_add_test(t, engine_default_player);
     tcase_add_test(t, tools_help_and_unknown_options);
     tcase_add_test(t, tools_numeric_options_in_range);
     suite_add_tcase(s, t);
