@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { REPLAY_VERSION = 1 };
+enum { REPLAY_VERSION = 2 };      /* 2: gen and origin per sample; 1 is still read */
 static const char MAGIC[8] = { 'Z', 'Z', 'R', 'E', 'P', 'L', 'A', 'Y' };
 
 void tr_sample_clear(tr_sample *s) {
@@ -86,6 +86,74 @@ static void chunk_path(const tr_replay *r, uint32_t id, char *out, size_t n) {
     snprintf(out, n, "%s/chunk-%08u.zzr", r->dir, id);
 }
 
+/* Check a chunk image's magic, checksum, version and board; on success b reads the samples and
+ * *version, *n, *first are set.  0; -2 when the content is damaged; -1 for a version or board
+ * this run cannot take. */
+static int open_image(const unsigned char *data, size_t len, zz_board_kind board, const char *what, rbuf *b,
+                      uint32_t *version, uint32_t *n, long long *first, char *err, size_t errlen) {
+    *b = (rbuf){ data, len, 0, false };
+    const unsigned char *magic = take(b, 8);
+    if (!magic || memcmp(magic, MAGIC, 8) != 0) { snprintf(err, errlen, "%s: not a replay chunk (bad magic)", what); return -2; }
+    if (len < 8 + 4 + 4 + 4 + 8 + 4) { snprintf(err, errlen, "%s: truncated", what); return -2; }
+    uint32_t crc_file = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 | (uint32_t)data[len - 2] << 16 | (uint32_t)data[len - 1] << 24;
+    if (nn_crc32(0, data, len - 4) != crc_file) { snprintf(err, errlen, "%s: damaged (checksum mismatch)", what); return -2; }
+    b->n = len - 4;
+    *version = get_u32(b);
+    uint32_t bd = get_u32(b);
+    *n = get_u32(b);
+    *first = (long long)get_u64(b);
+    if (*version < 1 || *version > REPLAY_VERSION) {
+        snprintf(err, errlen, "%s: version %u, this build reads 1 to %d", what, *version, REPLAY_VERSION);
+        return -1;
+    }
+    if (bd != (uint32_t)board) {
+        snprintf(err, errlen, "%s: samples of the %d-ring board, this run is on %d rings", what,
+                 bd < ZZ_NBOARDS ? zz_board_get((zz_board_kind)bd)->rings : -1, zz_board_get(board)->rings);
+        return -1;
+    }
+    return 0;
+}
+
+/* Read one sample's fixed part (everything but its visits, which follow in b).  0; -2 with a
+ * message when it is truncated or not a valid sample. */
+static int get_sample(rbuf *b, zz_board_kind board, uint32_t version, const char *what, uint32_t i, tr_sample *s,
+                      char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    s->pos.rings = get_bits(b);
+    for (int c = 0; c < 3; c++) s->pos.marble[c] = get_bits(b);
+    for (int c = 0; c < 3; c++) s->pos.pool[c] = (uint8_t)get_u8(b);
+    for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) s->pos.cap[p][c] = (uint8_t)get_u8(b);
+    s->pos.to_move = (uint8_t)get_u8(b);
+    s->pos.chain = (uint8_t)get_u8(b);
+    s->pos.ply = (uint16_t)get_u16(b);
+    s->pos.board = (uint8_t)board;
+    s->pos.winner = -1;
+    uint32_t zb = get_u32(b);
+    memcpy(&s->z, &zb, 4);
+    s->full = (uint8_t)get_u8(b);
+    if (version >= 2) {
+        s->gen = get_u32(b);
+        s->origin = (uint16_t)get_u16(b);
+    }
+    s->nvisits = (uint16_t)get_u16(b);
+    if (b->bad) { snprintf(err, errlen, "%s: truncated or malformed", what); return -2; }
+    const char *why = zz_pos_validate(&s->pos);
+    if (why || s->pos.to_move > 1 || !(s->z >= -1 && s->z <= 1)) {
+        snprintf(err, errlen, "%s: sample %u: %s", what, i, why ? why : "bad value");
+        return -2;
+    }
+    return 0;
+}
+
+/* Read a sample's visits into s (malloc'd).  0; -1 out of memory; -2 truncated. */
+static int get_visits(rbuf *b, tr_sample *s, const char *what, char *err, size_t errlen) {
+    s->visits = malloc(sizeof *s->visits * (s->nvisits ? s->nvisits : 1));
+    if (!s->visits) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (int v = 0; v < s->nvisits; v++) { s->visits[v].move = get_u32(b); s->visits[v].count = get_u32(b); }
+    if (b->bad) { tr_sample_clear(s); snprintf(err, errlen, "%s: truncated or malformed", what); return -2; }
+    return 0;
+}
+
 /* Decode one chunk file into the window.  0; -2 when the file's content is damaged (magic,
  * checksum, truncation, a bad sample); -1 for anything else (I/O, memory, board, version). */
 static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first, bool into_window,
@@ -95,54 +163,49 @@ static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first
     size_t len;
     unsigned char *data = tr_read_file(path, (size_t)1 << 31, &len, err, errlen);
     if (!data) return -1;
-    int rc = -1;
-    rbuf b = { data, len, 0, false };
-    const unsigned char *magic = take(&b, 8);
-    if (!magic || memcmp(magic, MAGIC, 8) != 0) { snprintf(err, errlen, "%s: not a replay chunk (bad magic)", path); rc = -2; goto out; }
-    if (len < 8 + 4 + 4 + 4 + 8 + 4) { snprintf(err, errlen, "%s: truncated", path); rc = -2; goto out; }
-    uint32_t crc_file = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 | (uint32_t)data[len - 2] << 16 | (uint32_t)data[len - 1] << 24;
-    if (nn_crc32(0, data, len - 4) != crc_file) { snprintf(err, errlen, "%s: damaged (checksum mismatch)", path); rc = -2; goto out; }
-    b.n = len - 4;
-    uint32_t version = get_u32(&b), board = get_u32(&b), n = get_u32(&b);
-    *first = (long long)get_u64(&b);
-    if (version != REPLAY_VERSION) { snprintf(err, errlen, "%s: version %u, this build reads %d", path, version, REPLAY_VERSION); goto out; }
-    if (board != (uint32_t)r->board) {
-        snprintf(err, errlen, "%s: samples of the %d-ring board, this run is on %d rings", path,
-                 board < ZZ_NBOARDS ? zz_board_get((zz_board_kind)board)->rings : -1, zz_board_get(r->board)->rings);
-        goto out;
-    }
+    rbuf b;
+    uint32_t version, n;
+    int rc = open_image(data, len, r->board, path, &b, &version, &n, first, err, errlen);
+    if (rc < 0) goto out;
+    rc = -2;
     *nsamples = (int)n;
     for (uint32_t i = 0; i < n; i++) {
         tr_sample s;
-        memset(&s, 0, sizeof s);
-        s.pos.rings = get_bits(&b);
-        for (int c = 0; c < 3; c++) s.pos.marble[c] = get_bits(&b);
-        for (int c = 0; c < 3; c++) s.pos.pool[c] = (uint8_t)get_u8(&b);
-        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) s.pos.cap[p][c] = (uint8_t)get_u8(&b);
-        s.pos.to_move = (uint8_t)get_u8(&b);
-        s.pos.chain = (uint8_t)get_u8(&b);
-        s.pos.ply = (uint16_t)get_u16(&b);
-        s.pos.board = (uint8_t)r->board;
-        s.pos.winner = -1;
-        uint32_t zb = get_u32(&b);
-        memcpy(&s.z, &zb, 4);
-        s.full = (uint8_t)get_u8(&b);
-        s.nvisits = (uint16_t)get_u16(&b);
-        if (b.bad) break;
-        const char *why = zz_pos_validate(&s.pos);
-        if (why || s.pos.to_move > 1 || !(s.z >= -1 && s.z <= 1)) { snprintf(err, errlen, "%s: sample %u: %s", path, i, why ? why : "bad value"); rc = -2; goto out; }
+        int sr = get_sample(&b, r->board, version, path, i, &s, err, errlen);
+        if (sr < 0) { rc = sr; goto out; }
         if ((int)i < skip || !into_window) { take(&b, (size_t)s.nvisits * 8); continue; }
-        s.visits = malloc(sizeof *s.visits * (s.nvisits ? s.nvisits : 1));
-        if (!s.visits) { snprintf(err, errlen, "out of memory"); goto out; }
-        for (int v = 0; v < s.nvisits; v++) { s.visits[v].move = get_u32(&b); s.visits[v].count = get_u32(&b); }
-        if (b.bad) { tr_sample_clear(&s); break; }
+        int vr = get_visits(&b, &s, path, err, errlen);
+        if (vr < 0) { rc = vr; goto out; }
         push_window(r, &s);
     }
-    if (b.bad || b.at != b.n) { snprintf(err, errlen, "%s: truncated or malformed", path); rc = -2; goto out; }
+    if (b.bad || b.at != b.n) { snprintf(err, errlen, "%s: truncated or malformed", path); goto out; }
     rc = 0;
 out:
     free(data);
     return rc;
+}
+
+int tr_replay_decode(const unsigned char *data, size_t len, zz_board_kind board, const char *what, tr_sample **out,
+                     int *nout, char *err, size_t errlen) {
+    *out = NULL;
+    *nout = 0;
+    rbuf b;
+    uint32_t version, n;
+    long long first;
+    if (open_image(data, len, board, what, &b, &version, &n, &first, err, errlen) < 0) return -1;
+    /* every sample takes at least 92 bytes: a count beyond the image is damage, not a huge malloc */
+    if ((size_t)n > len / 64 + 1) { snprintf(err, errlen, "%s: truncated or malformed", what); return -1; }
+    tr_sample *s = calloc(n ? n : 1, sizeof *s);
+    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
+    uint32_t i = 0;
+    for (; i < n; i++)
+        if (get_sample(&b, board, version, what, i, &s[i], err, errlen) < 0 || get_visits(&b, &s[i], what, err, errlen) < 0)
+            break;
+    if (i == n && (b.bad || b.at != b.n)) snprintf(err, errlen, "%s: truncated or malformed", what);
+    else if (i == n) { *out = s; *nout = (int)n; return 0; }
+    for (uint32_t k = 0; k < i; k++) tr_sample_clear(&s[k]);
+    free(s);
+    return -1;
 }
 
 static int add_chunk_record(tr_replay *r, uint32_t id, int n) {
@@ -250,16 +313,16 @@ int tr_replay_add(tr_replay *r, const tr_sample *s, int n, char *err, size_t err
     return 0;
 }
 
-int tr_replay_flush(tr_replay *r, char *err, size_t errlen) {
-    if (!r->npending) return 0;
+int tr_replay_encode(zz_board_kind board, long long first, const tr_sample *smp, int n, unsigned char **out,
+                     size_t *len, char *err, size_t errlen) {
     wbuf b = { 0 };
     put(&b, MAGIC, 8);
     put_u32(&b, REPLAY_VERSION);
-    put_u32(&b, (uint32_t)r->board);
-    put_u32(&b, (uint32_t)r->npending);
-    put_u64(&b, (uint64_t)r->total);
-    for (int i = 0; i < r->npending; i++) {
-        const tr_sample *s = &r->pending[i];
+    put_u32(&b, (uint32_t)board);
+    put_u32(&b, (uint32_t)n);
+    put_u64(&b, (uint64_t)first);
+    for (int i = 0; i < n; i++) {
+        const tr_sample *s = &smp[i];
         put_bits(&b, s->pos.rings);
         for (int c = 0; c < 3; c++) put_bits(&b, s->pos.marble[c]);
         for (int c = 0; c < 3; c++) put_u8(&b, s->pos.pool[c]);
@@ -271,11 +334,22 @@ int tr_replay_flush(tr_replay *r, char *err, size_t errlen) {
         memcpy(&zb, &s->z, 4);
         put_u32(&b, zb);
         put_u8(&b, s->full);
+        put_u32(&b, s->gen);
+        put_u16(&b, s->origin);
         put_u16(&b, s->nvisits);
         for (int v = 0; v < s->nvisits; v++) { put_u32(&b, s->visits[v].move); put_u32(&b, s->visits[v].count); }
     }
     put_u32(&b, b.oom ? 0 : nn_crc32(0, b.p, b.n));
     if (b.oom) { free(b.p); snprintf(err, errlen, "out of memory"); return -1; }
+    *out = b.p;
+    *len = b.n;
+    return 0;
+}
+
+int tr_replay_flush(tr_replay *r, char *err, size_t errlen) {
+    if (!r->npending) return 0;
+    wbuf b = { 0 };
+    if (tr_replay_encode(r->board, r->total, r->pending, r->npending, &b.p, &b.n, err, errlen) != 0) return -1;
     char path[600];
     chunk_path(r, r->next_chunk, path, sizeof path);
     int rc = tr_write_file_atomic(path, b.p, b.n, err, errlen);

@@ -10,8 +10,11 @@
  *   "ZZREPLAY" u32 version u32 board u32 nsamples u64 first_sample_number
  *   per sample: rings, white, grey, black (16 bytes each, little-endian bit order),
  *               pool[3] cap[2][3] to_move chain (u8), ply (u16), z (f32), full (u8),
+ *               gen (u32), origin (u16)          [version 2 only; version 1 reads as 0, 0]
  *               nvisits (u16), nvisits × (move u32, count u32)
  *   u32 CRC-32 of every byte before it.
+ * Version 2 is written; version 1 chunks (before gen/origin) are still read.  The same bytes,
+ * built by tr_replay_encode, carry batches of games between MPI ranks (mpi_wire.h).
  * Chunks wholly older than the window are deleted once newer chunks cover it. */
 #ifndef TR_REPLAY_H
 #define TR_REPLAY_H
@@ -24,6 +27,9 @@ typedef struct {
                              with the search value q when the run asks for it) */
     float q;              /* the root's search value for the mover (self-play only; not stored) */
     uint8_t full;         /* a full search: a policy target */
+    uint32_t gen;         /* the generation of the weights that played it (run.h: the trainer's
+                             generation when those weights were published) */
+    uint16_t origin;      /* the MPI rank whose self-play made it (0 on one machine) */
     uint16_t nvisits;
     nn_visit *visits;     /* owned */
 } tr_sample;
@@ -59,6 +65,15 @@ int tr_replay_close(tr_replay *r, char *err, size_t errlen);
 static inline const tr_sample *tr_replay_at(const tr_replay *r, int i) {
     return &r->ring[(r->head + i) % r->capacity];
 }
+/* The chunk image of n samples (board, first sample number): the bytes a chunk file holds.
+ * *out is malloc'd.  0, or -1 with a message. */
+int tr_replay_encode(zz_board_kind board, long long first, const tr_sample *s, int n, unsigned char **out,
+                     size_t *len, char *err, size_t errlen);
+/* Decode a chunk image (checksum, version, board and every sample checked): *out is a malloc'd
+ * array of *n samples, each owning its visits (free with tr_sample_clear and free).  0, or -1
+ * with a message naming `what`. */
+int tr_replay_decode(const unsigned char *data, size_t len, zz_board_kind board, const char *what, tr_sample **out,
+                     int *n, char *err, size_t errlen);
 /* Free a sample's visits. */
 void tr_sample_clear(tr_sample *s);
 
