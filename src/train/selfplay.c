@@ -76,6 +76,7 @@ struct tr_selfplay {
     pthread_t eval_th;
     int eval_started;
     _Atomic int stop, hold, failed;
+    _Atomic uint32_t gen;           /* stamped on every sample recorded (tr_selfplay_set_generation) */
     char err[256];
     /* finished games (mutex: once per game, never in the search) */
     pthread_mutex_t mu;
@@ -112,7 +113,7 @@ static int game_new(tr_selfplay *sp, sp_game *g) {
     return g->w ? 0 : -1;
 }
 
-static int record_add(tr_game *rec, const tr_sample *s) {
+static int record_add(tr_selfplay *sp, tr_game *rec, const tr_sample *s) {
     if (rec->nsamples == rec->cap) {
         int nc = rec->cap ? 2 * rec->cap : 64;
         tr_sample *ns = realloc(rec->samples, (size_t)nc * sizeof *ns);
@@ -120,7 +121,8 @@ static int record_add(tr_game *rec, const tr_sample *s) {
         rec->samples = ns;
         rec->cap = nc;
     }
-    rec->samples[rec->nsamples++] = *s;
+    rec->samples[rec->nsamples] = *s;
+    rec->samples[rec->nsamples++].gen = atomic_load_explicit(&sp->gen, memory_order_relaxed);
     return 0;
 }
 
@@ -182,7 +184,7 @@ static double record_search(tr_selfplay *sp, sp_worker *wk, tr_game *rec, const 
     int k = 0;
     for (int i = 0; i < n; i++)
         if (wk->visits[i] > 0) { smp.visits[k].move = wk->moves[i]; smp.visits[k].count = (uint32_t)wk->visits[i]; k++; }
-    if (record_add(rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); }
+    if (record_add(sp, rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); }
     return v;
 }
 
@@ -237,7 +239,7 @@ static double record_gumbel(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
     }
     if (k == 0) { smp.visits[0].move = wk->moves[0]; smp.visits[0].count = 1; k = 1; }
     smp.nvisits = (uint16_t)k;
-    if (record_add(g->rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); }
+    if (record_add(sp, g->rec, &smp) != 0) { free(smp.visits); set_error(sp, "out of memory"); }
     return v;
 }
 
@@ -506,6 +508,8 @@ int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
 }
 
 void tr_selfplay_hold(tr_selfplay *sp, int hold) { atomic_store(&sp->hold, hold); }
+
+void tr_selfplay_set_generation(tr_selfplay *sp, uint32_t gen) { atomic_store(&sp->gen, gen); }
 
 tr_game *tr_selfplay_take(tr_selfplay *sp) {
     pthread_mutex_lock(&sp->mu);

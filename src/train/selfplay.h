@@ -91,6 +91,10 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
 int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen);
 /* Hold (1) or release (0) the workers: held workers finish what is in flight but start nothing. */
 void tr_selfplay_hold(tr_selfplay *sp, int hold);
+/* The generation of the weights self-play now searches with: stamped on every sample recorded from
+ * now on (tr_sample.gen).  Set it when the evaluator is handed new weights (the evaluator takes
+ * them at its next batch, so a decision searched across the change carries the new number). */
+void tr_selfplay_set_generation(tr_selfplay *sp, uint32_t gen);
 /* Take the games finished so far (a list linked by next, oldest first; NULL when none). */
 tr_game *tr_selfplay_take(tr_selfplay *sp);
 /* Statistics so far (approximate while running: counters are relaxed atomics). */
