@@ -365,6 +365,10 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     memset(&tr, 0, sizeof tr);
     mcts_evaluator *ev = NULL, *search_ev = NULL;   /* the live net; what self-play searches with */
     tr_selfplay *sp = NULL;
+    tr_remote *rem = c->remote;
+    bool rem_started = false;
+    long pub_steps = x.st.steps;                /* the step of the weights self-play searches with */
+    long rem_pub_steps = x.st.steps;            /* ... and the step of those last sent to the ranks */
     nn_sgd sgd;
     nn_sgd_default(&sgd);
     sgd.lr = c->lr;
@@ -408,10 +412,19 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     if (!c->quiet) printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
     tr_selfplay_config spc = c->sp;
     spc.seed = c->seed * 1000003ULL + (uint64_t)rb.total;      /* new games after a resume */
+    if (rem) {                                  /* the other ranks start with the same weights */
+        nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
+        if (!cur || rem->start(rem->ctx, cur, &spc, c->rollout_mix, x.st.generation, x.st.steps, why, sizeof why) != 0) {
+            snprintf(err, errlen, "ranks: %s", why);
+            goto out;
+        }
+        rem_started = true;
+    }
     if (!(sp = tr_selfplay_new(&spc, search_ev ? search_ev : ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
         snprintf(err, errlen, "self-play: %s", why);
         goto out;
     }
+    tr_selfplay_set_generation(sp, (uint32_t)x.st.generation);
     x.st.samples = rb.total;
     t0 = mcts_now_s();
     double last_flush = t0, last_status = t0, last_plot = t0, last_csv = t0;
@@ -453,6 +466,13 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             tr_game_free(g);
             g = next;
         }
+        if (rem) {                              /* the other ranks' games */
+            long long rg = 0, rs = 0;
+            if (rem->poll(rem->ctx, &rb, &rg, &rs, why, sizeof why) != 0) { snprintf(err, errlen, "ranks: %s", why); goto out; }
+            x.st.games += rg;
+            res->session_games += rg;
+            res->session_samples += rs;
+        }
         x.st.samples = rb.total;
         if (t - last_flush >= 2.0) {
             if (tr_replay_flush(&rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
@@ -469,7 +489,11 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         bool ready = rb.count >= c->min_samples && rb.count > 0;
         bool can = ready && (double)x.st.trained + c->batch <= allowed;
         bool behind = ready && allowed - (double)x.st.trained > 8.0 * c->batch;
-        if (behind != held) { tr_selfplay_hold(sp, behind); held = behind; }
+        if (behind != held) {
+            tr_selfplay_hold(sp, behind);
+            if (rem) rem->hold(rem->ctx, behind);
+            held = behind;
+        }
         if (can) {
             nn_loss_parts lp;
             if (tr_trainer_step(&tr, &rb, &lp, NULL, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); goto out; }
@@ -481,7 +505,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             vl_ema = isnan(vl_ema) ? lp.value : 0.95 * vl_ema + 0.05 * lp.value;
             res->last_policy = lp.policy;
             res->last_value = lp.value;
-            if (c->refresh_every > 0 && x.st.steps % c->refresh_every == 0) refresh_pending = true;
+            bool refresh_now = c->refresh_every > 0 && x.st.steps % c->refresh_every == 0;
             if (c->gen_steps > 0 && x.st.steps % c->gen_steps == 0) {
                 x.st.generation++;
                 x.st.seconds = sec0 + (mcts_now_s() - t0);
@@ -494,7 +518,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                 }
                 int old = x.st.generation - c->keep_generations;
                 if (c->keep_generations > 0 && old > 0 && old % 10 != 0) { gen_path(p, sizeof p, c->out, old); unlink(p); }
-                refresh_pending = true;
+                refresh_now = true;
                 if (c->eval_every > 0 && x.st.generation % c->eval_every == 0) {
                     tr_selfplay_hold(sp, 1);
                     if (evaluate(&x, cur, why, sizeof why) != 0) { snprintf(err, errlen, "evaluation: %s", why); goto out; }
@@ -505,11 +529,24 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                     save_state(&x, cur, why, sizeof why);
                 }
             }
+            if (refresh_now) refresh_pending = true;
+            if (refresh_now && rem && rem_pub_steps != x.st.steps) {   /* the other ranks: at once */
+                nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
+                if (!cur || rem->publish(rem->ctx, cur, x.st.generation, x.st.steps, why, sizeof why) != 0) {
+                    snprintf(err, errlen, "ranks: %s", why);
+                    goto out;
+                }
+                rem_pub_steps = x.st.steps;
+            }
             if (refresh_pending) {
                 nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
                 int pr = cur ? tr_live_eval_publish(ev, cur, why, sizeof why) : -1;
                 if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); goto out; }
-                if (pr > 0) refresh_pending = false;
+                if (pr > 0) {
+                    refresh_pending = false;
+                    tr_selfplay_set_generation(sp, (uint32_t)x.st.generation);
+                    pub_steps = x.st.steps;
+                }
             }
         } else {
             struct timespec ts = { 0, 2000000 };
@@ -521,6 +558,8 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             long long ev_now = tr_live_eval_count(ev), calls_now = tr_live_eval_calls(ev);
             tr_selfplay_stats ss;
             tr_selfplay_stats_get(sp, &ss);
+            long long own_games = ss.games;
+            if (rem) ss.moves += rem->moves(rem->ctx);      /* positions of every rank */
             long to_eval = c->eval_every > 0 && c->gen_steps > 0
                                ? (long)c->gen_steps * c->eval_every - x.st.steps % ((long)c->gen_steps * c->eval_every) : -1;
             /* the step rate since this session's first step (filling the buffer is not training) */
@@ -536,7 +575,12 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                 printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
                        tty ? "\r" : "", el, ready ? (held ? " (self-play waits for training)" : "") : " (filling the buffer)",
                        x.st.games, pps, eps, fill, x.st.steps, isnan(pl_ema) ? 0.0 : pl_ema, isnan(vl_ema) ? 0.0 : vl_ema,
-                       rb.count, x.st.generation, eta, tty ? "   " : "\n");
+                       rb.count, x.st.generation, eta, rem ? "" : tty ? "   " : "\n");
+                if (rem) {
+                    char rs[1024];
+                    rem->status(rem->ctx, rs, sizeof rs, x.st.steps, own_games, x.st.generation, pub_steps);
+                    printf("  | %s%s", rs, tty ? "   " : "\n");
+                }
                 fflush(stdout);
                 evals_prev = ev_now; calls_prev = calls_now; moves_prev = ss.moves;
                 last_status = t;
@@ -578,6 +622,18 @@ out:
         }
         tr_selfplay_stats_get(sp, &res->sp);
         tr_selfplay_free(sp);
+    }
+    if (rem_started) {          /* what is finished is on disk first, then the other ranks stop */
+        if (tr_replay_flush(&rb, why, sizeof why) != 0 && rc == 0) { snprintf(err, errlen, "replay: %s", why); rc = -1; }
+        long long rg = 0, rs = 0;
+        int abrupt = c->stop && *c->stop;
+        if (rem->finish(rem->ctx, rc == 0 ? &rb : NULL, abrupt, &rg, &rs, why, sizeof why) != 0 && rc == 0) {
+            snprintf(err, errlen, "ranks: %s", why);
+            rc = -1;
+        }
+        x.st.games += rg;
+        res->session_games += rg;
+        res->session_samples += rs;
     }
     if (ev) res->evals = tr_live_eval_count(ev);
     mcts_evaluator_free(search_ev);

@@ -11,9 +11,39 @@
 #ifndef TR_RUN_H
 #define TR_RUN_H
 
+#include "nn/model.h"
 #include "train/selfplay.h"
 #include <signal.h>
 #include <stdio.h>
+
+/* Self-play beyond this process (the MPI worker ranks: mpi_hub.h), driven by the run loop from its
+ * own thread; run.c knows it only through these calls.  The remote games go into the same replay
+ * buffer (each sample tagged with its origin rank), the run's weights go out at every refresh
+ * with their generation, and holding self-play for training holds the remote self-play too. */
+typedef struct tr_remote {
+    void *ctx;
+    /* Once, before self-play starts: the run's network (weights of generation gen, SGD step
+     * steps), the self-play configuration and seed, the rollout mix.  0, or -1 with a message. */
+    int (*start)(void *ctx, const nn_model *m, const tr_selfplay_config *sp, double rollout_mix, int gen, long steps,
+                 char *err, size_t errlen);
+    /* Every loop: the remote games finished since the last call into rb (*games, *samples
+     * counted up); progresses the sends.  0, or -1 with a message (a rank failed). */
+    int (*poll)(void *ctx, tr_replay *rb, long long *games, long long *samples, char *err, size_t errlen);
+    /* The trainer's new weights (generation gen, step steps): sent at once or as soon as the
+     * previous send is through (the newest wins).  0, or -1 with a message. */
+    int (*publish)(void *ctx, const nn_model *m, int gen, long steps, char *err, size_t errlen);
+    /* Hold (1) or release (0) the remote self-play, as tr_selfplay_hold. */
+    void (*hold)(void *ctx, int hold);
+    /* Positions (moves searched and played) the remote ranks report so far. */
+    long long (*moves)(void *ctx);
+    /* The per-rank part of the status line (games/s, weights' generation and age in steps),
+     * given this process's own figures as rank 0's. */
+    void (*status)(void *ctx, char *buf, size_t len, long steps, long long own_games, int own_gen, long own_steps);
+    /* At the end: stop the remote self-play and add the games its ranks finished to rb (NULL:
+     * drop them).  abrupt: the run was stopped by a signal (the launcher is ending the job):
+     * send nothing, wait for nothing.  0, or -1 with a message. */
+    int (*finish)(void *ctx, tr_replay *rb, int abrupt, long long *games, long long *samples, char *err, size_t errlen);
+} tr_remote;
 
 typedef struct {
     char out[512];
@@ -48,6 +78,7 @@ typedef struct {
     double status_every;       /* seconds between status lines */
     uint64_t seed;
     volatile sig_atomic_t *stop;   /* set (e.g. by a signal handler) to stop cleanly */
+    tr_remote *remote;         /* self-play on other ranks (NULL: this process only) */
 } tr_run_config;
 
 /* The embedded CPU default: 37 rings, 4 blocks × 32 channels, 64 simulations (runs/default). */
