@@ -6,11 +6,13 @@
 #   make bench-gpu  run the GPU benchmarks (needs nvcc and a GPU)
 #   make lab        build and run the CUDA kernel lab (src/cuda/lab/*.cu: numbered versions, checked, timed)
 #   make train      self-play training with the embedded default config
+#   make train-mpi  the same over MPI ranks: mpirun -np $(NP) tools/train --mpi (needs Open MPI)
 #   make strength   the strength ladder of the shipped network (tools/strength; STRENGTH_ARGS="...")
 #   make test-asan  the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-tsan  the suites under ThreadSanitizer
 #
-# Variables: CC, OPT (default -O3 -march=native), NVCC, BOARDSPACE_DIR (for the parity tests).
+# Variables: CC, OPT (default -O3 -march=native), NVCC, MPICC, BOARDSPACE_DIR (for the parity tests),
+# NP and MPIRUN_ARGS (make train-mpi).
 
 CC      ?= gcc
 OPT     ?= -O3 -march=native
@@ -23,8 +25,11 @@ BUILD   ?= build
 # On a fresh Debian machine `make train` / `make test` must work as the first command: missing
 # packages are installed here when running as root (apt-get update first), else the command to
 # run is printed and make stops.  Checked before the detection below, which sees what was
-# installed.  Skipped where there is no dpkg (not Debian) and for `make clean`.
-DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config
+# installed.  Skipped where there is no dpkg (not Debian) and for `make clean`.  Open MPI is
+# optional (the build without it is complete): installed the same way for `make train-mpi`, and
+# by .ci/run in CI.
+DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config \
+            $(if $(filter train-mpi,$(MAKECMDGOALS)),openmpi-bin libopenmpi-dev)
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
   DEB_MISSING := $(strip $(shell command -v dpkg >/dev/null 2>&1 && for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done))
   ifneq ($(DEB_MISSING),)
@@ -48,6 +53,23 @@ ifeq ($(OPENMP_OK),yes)
 endif
 ifeq ($(origin NVCC),undefined)
   NVCC := $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+endif
+# MPI (optional): with mpicc (Open MPI's: --showme), tools/train gets --mpi (src/train/mpi_*.c are
+# compiled with MPI's headers, tools/train linked with its library); without it the build is the same
+# minus that, and `tools/train --mpi` says so (exit 2).
+ifeq ($(origin MPICC),undefined)
+  MPICC := $(shell command -v mpicc 2>/dev/null)
+endif
+MPI_OK :=
+ifneq ($(MPICC),)
+  MPI_INC  := $(shell $(MPICC) --showme:compile 2>/dev/null)
+  MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
+  ifneq ($(MPI_LIBS),)
+    MPI_OK := yes
+    CFLAGS += -DZZ_HAVE_MPI=1
+  else
+    $(info zertz build: $(MPICC) found but it is not Open MPI's (no --showme): tools/train --mpi left out)
+  endif
 endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 STB_DIR := $(firstword $(wildcard /usr/include/stb) $(wildcard /usr/local/include/stb))
@@ -90,18 +112,23 @@ TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
-.PHONY: all info test bench bench-gpu lab train strength test-asan test-tsan clean
+.PHONY: all info test bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
 all: info $(LIB) $(TOOLS)
 
 
 info:
-	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(CUDA_OK),yes ($(NVCC)),no: GPU backend left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
+	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(CUDA_OK),yes ($(NVCC)),no: GPU backend left out) MPI=$(if $(MPI_OK),yes ($(MPICC)),no: tools/train --mpi left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(LIB_OBJ:.o=.d)
+
+ifeq ($(MPI_OK),yes)
+$(BUILD)/src/train/mpi_%.o: CFLAGS += $(patsubst -I%,-isystem %,$(MPI_INC))
+$(TOOLDIR)/train: LDLIBS += $(MPI_LIBS)
+endif
 
 $(BUILD)/%.o: %.cu $(wildcard src/*/*.h src/cuda/*.cuh)
 	@mkdir -p $(dir $@)
@@ -159,6 +186,14 @@ lab: all
 
 train: all
 	$(TOOLDIR)/train $(TRAIN_ARGS)
+
+# mpirun refuses to run as root unless told; --oversubscribe lets NP exceed the cores (or slots).
+NP          ?= 2
+MPIRUN_ARGS ?= --oversubscribe
+MPIRUN_ROOT := $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
+train-mpi: all
+	@test -n "$(MPI_OK)" || { echo "zertz: train-mpi: no MPI (mpicc) in this build: apt-get install openmpi-bin libopenmpi-dev, then make"; exit 1; }
+	mpirun $(MPIRUN_ROOT) $(MPIRUN_ARGS) -np $(NP) $(TOOLDIR)/train --mpi $(TRAIN_ARGS)
 
 strength: all
 	$(TOOLDIR)/strength $(STRENGTH_ARGS)

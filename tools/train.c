@@ -1,6 +1,7 @@
 /* train.c — `make train`: AlphaZero self-play training for Zèrtz from zero (src/train/run.h).
  * An embedded default configuration that learns on a 2-core CPU within minutes; options to change
  * it; Ctrl-C saves everything and exits, and running again resumes. */
+#include "train/mpi_train.h"
 #include "train/omp_env.h"
 #include "train/run.h"
 #include "cuda/backend.h"
@@ -30,6 +31,7 @@ static void usage(FILE *f) {
             "  --batch N            training batch (default 128)\n"
             "  --train-ratio X      samples trained per sample generated (default 4)\n"
             "  --window N           replay window in samples (default 100000)\n"
+            "  --min-samples N      training starts once the window holds N samples (default 1000)\n"
             "  --gen-steps N        SGD steps per generation / checkpoint (default 250)\n"
             "  --eval-every N       evaluate every N generations (default 2; 0 = never)\n"
             "  --eval-games N       games per evaluation match (default 10)\n"
@@ -50,6 +52,8 @@ static void usage(FILE *f) {
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
             "                       (each move a policy target, the result a value target)\n"
             "  --pretrain-games N   use at most N of them (default 3000; 0 = all)\n"
+            "  --mpi                one rank of an MPI job: mpirun -np N [--hostfile H] tools/train --mpi ...\n"
+            "                       (make train-mpi NP=N): rank 0 trains and plays, the others play\n"
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
@@ -77,7 +81,7 @@ int main(int argc, char **argv) {
     tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     tr_run_config c;
     tr_run_config_default(&c);
-    int sims = 0;
+    int sims = 0, mpi = 0, mpi_status = 0;
     /* With a usable GPU the self-play network runs there (src/cuda): a larger default. */
     char backend[160];
     if (zz_cuda_select(backend, sizeof backend)) {
@@ -98,6 +102,13 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--fresh")) { c.fresh = 1; continue; }
         if (!strcmp(a, "--resume")) { c.resume = 1; c.require_run = 1; continue; }
         if (!strcmp(a, "--quiet")) { c.quiet = 1; continue; }
+        if (!strcmp(a, "--mpi")) {
+            if (!tr_mpi_available())
+                return usage_error(a, "this build has no MPI (mpicc was not found when it was built): install Open MPI "
+                                      "(apt-get install openmpi-bin libopenmpi-dev) and rebuild");
+            mpi = 1;
+            continue;
+        }
         if (!v) return usage_error(a, "unknown option or missing value");
         i++;
 #define OPT_NUM(name, lo, hi, dst)                                                    \
@@ -129,6 +140,7 @@ int main(int argc, char **argv) {
         OPT_NUM("--batch", 1, 65536, c.batch = (int)x)
         OPT_NUM("--train-ratio", 0.01, 1000, c.train_ratio = x)
         OPT_NUM("--window", 100, 1e8, c.window = (int)x)
+        OPT_NUM("--min-samples", 1, 1e8, c.min_samples = (int)x)
         OPT_NUM("--gen-steps", 1, 1e9, c.gen_steps = (int)x)
         OPT_NUM("--eval-every", 0, 1e6, c.eval_every = (int)x)
         OPT_NUM("--eval-games", 2, 10000, c.eval_games = (int)x)
@@ -150,12 +162,25 @@ int main(int argc, char **argv) {
     c.stop = &g_stop;
     tr_run_result r;
     char err[512];
-    if (tr_run(&c, &r, err, sizeof err) != 0) return fail(c.out, err);
+    if (mpi) {
+        int rank = 0;
+        int st = tr_mpi_train(&c, &r, &rank, err, sizeof err);
+        if (rank != 0) return st;                       /* a worker: rank 0 speaks for the job */
+        if (st != 0 && err[0]) return fail(c.out, err);
+        if (st != 0) {      /* a signal: mpirun ends the whole job when a rank dies, and on Ctrl-C */
+            fprintf(stderr, "zertz: train: %s: stopped by a signal (mpirun ends the whole job when a rank dies, and on "
+                            "Ctrl-C): state saved at step %ld; run the same command again to resume\n", c.out, r.steps);
+            fflush(stderr);
+        }
+        mpi_status = st;
+    } else if (tr_run(&c, &r, err, sizeof err) != 0) {
+        return fail(c.out, err);
+    }
     double fr = r.sp.calib_would_resign ? (double)r.sp.false_resign / (double)r.sp.calib_would_resign : 0;
     printf("zertz train: %s: step %ld, generation %d (best %d), %lld games (%lld this session, %lld samples), "
            "%lld network evaluations; resigned %lld, false resignations %lld/%lld calibration games (%.0f%%)%s\n",
            c.out, r.steps, r.generation, r.best_generation, r.games, r.session_games, r.session_samples, r.evals,
            r.sp.resigned, r.sp.false_resign, r.sp.calib_would_resign, 100 * fr,
            g_stop ? "; stopped by signal: run again to resume" : "");
-    return 0;
+    return mpi_status;
 }
