@@ -1,0 +1,222 @@
+/* test_train_mpi.c — `mpirun --oversubscribe -np 3 tools/train --mpi` on a tiny configuration (2x16
+ * net, 8 simulations): rank 0's replay buffer holds games from every rank, nothing lost or counted
+ * twice; the workers' weights follow the trainer's (by generation: at the end each worker holds the
+ * trainer's last generation, and its samples carry generations that grew during the run and never
+ * ran ahead of the trainer); a worker killed mid-run ends the job with a clear message, and running
+ * the same command again resumes from rank 0's files.  Skipped loudly without mpirun or without an
+ * MPI build of tools/train, and under sanitizers (Open MPI's own allocations are reported). */
+#include "train/replay.h"
+#include "train/runstate.h"
+#include "helpers.h"
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+static const char *SUITE = "test_train_mpi";
+static char dir[256], prog[600];
+
+/* mpirun, run as root too (Open MPI refuses root unless told), ranks oversubscribed on few cores */
+static const char *MPIRUN = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+                            "mpirun --oversubscribe --bind-to none -np 3";
+static const char *TINY = "--blocks 2 --channels 16 --sims 8 --games-in-flight 8 --gen-steps 10 --eval-every 0 "
+                          "--batch 32 --window 1000000 --min-samples 200 --train-ratio 0.1";
+
+/* 1 when the checks can run here (else a th_skip line says why). */
+static int usable(void) {
+    if (SANITIZED) { th_skip(SUITE, "sanitizer build: the MPI job did not run (Open MPI's allocations are reported)"); return 0; }
+    if (system("command -v mpirun >/dev/null 2>&1") != 0) {
+        th_skip(SUITE, "mpirun not found: the MPI training checks did not run (apt-get install openmpi-bin libopenmpi-dev)");
+        return 0;
+    }
+    const char *d = getenv("ZZ_TOOLDIR");
+    snprintf(prog, sizeof prog, "%s/train", d && *d ? d : "tools");
+    if (access(prog, X_OK) != 0) { th_skip(SUITE, "%s is not built: the MPI training checks did not run", prog); return 0; }
+    char err[2048];
+    int rc = th_run_tool(SUITE, "train", "--mpi --help", 20, NULL, 0, err, sizeof err);
+    if (rc == 2 && strstr(err, "no MPI")) {
+        th_skip(SUITE, "tools/train was built without MPI (no mpicc at build time): the MPI training checks did not run");
+        return 0;
+    }
+    return 1;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return calloc(1, 1);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t k = fread(s, 1, (size_t)n, f);
+    s[k] = 0;
+    fclose(f);
+    return s;
+}
+
+/* Run the job in the foreground (killed after timeout_s); its output in D.out.  Exit status. */
+static int job(const char *args, int timeout_s, char **out) {
+    char cmd[8192], of[300];
+    snprintf(of, sizeof of, "%s.out", dir);
+    snprintf(cmd, sizeof cmd, "timeout -k 5 %d %s %s --mpi --out %s %s %s >%s 2>&1 </dev/null", timeout_s,
+             MPIRUN, prog, dir, TINY, args, of);
+    int st = system(cmd);
+    *out = slurp(of);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+typedef struct { long long n, total, by_origin[4], gen_min[4], gen_max[4]; } disk;
+
+static disk read_disk(void) {
+    tr_replay r;
+    char err[256], p[400];
+    snprintf(p, sizeof p, "%s/replay", dir);
+    ck_assert_msg(tr_replay_open(&r, p, ZZ_B37, 10000000, err, sizeof err) == 0, "%s", err);
+    disk d;
+    memset(&d, 0, sizeof d);
+    for (int o = 0; o < 4; o++) d.gen_min[o] = 1 << 30, d.gen_max[o] = -1;
+    d.n = r.count;
+    d.total = r.total;
+    for (int i = 0; i < r.count; i++) {
+        const tr_sample *s = tr_replay_at(&r, i);
+        int o = s->origin < 4 ? s->origin : 3;
+        d.by_origin[o]++;
+        if (s->gen < d.gen_min[o]) d.gen_min[o] = s->gen;
+        if ((long long)s->gen > d.gen_max[o]) d.gen_max[o] = s->gen;
+    }
+    ck_assert_int_eq(r.set_aside, 0);
+    tr_replay_close(&r, err, sizeof err);
+    return d;
+}
+
+static tr_runstate state(void) {
+    tr_runstate st;
+    char err[256], p[400];
+    snprintf(p, sizeof p, "%s/run.state", dir);
+    memset(&st, 0, sizeof st);
+    if (tr_runstate_load(p, &st, err, sizeof err) != 0) st.steps = -1;
+    return st;
+}
+
+START_TEST(three_ranks_fill_one_buffer_and_follow_the_weights) {
+    if (!usable()) return;
+    snprintf(dir, sizeof dir, "/tmp/zz-train-mpi-%d", (int)getpid());
+    char *out;
+    int rc = job("--fresh --steps 40", 180, &out);
+    ck_assert_msg(rc == 0, "mpirun exit %d:\n%s", rc, out);
+    disk d = read_disk();
+    ck_assert_int_eq(d.n, d.total);                 /* every sample once: nothing lost, nothing twice */
+    for (int o = 0; o < 3; o++)
+        ck_assert_msg(d.by_origin[o] > 0, "no samples from rank %d in rank 0's buffer (%lld %lld %lld)", o, d.by_origin[0],
+                      d.by_origin[1], d.by_origin[2]);
+    ck_assert_int_eq(d.by_origin[3], 0);
+    tr_runstate st = state();
+    ck_assert_int_eq(st.steps, 40);
+    ck_assert_int_eq(st.generation, 4);
+    ck_assert_int_eq(st.samples, d.total);
+    for (int o = 1; o < 3; o++) {
+        /* the workers' samples: generation 0 at first, later ones while the trainer moved on,
+         * never one the trainer had not reached */
+        ck_assert_int_eq(d.gen_min[o], 0);
+        ck_assert_msg(d.gen_max[o] >= 1 && d.gen_max[o] <= 4, "rank %d: generations %lld..%lld (rank 0: %lld..%lld; samples %lld %lld %lld)\n%s", o,
+                      d.gen_min[o], d.gen_max[o], d.gen_min[0], d.gen_max[0], d.by_origin[0], d.by_origin[1], d.by_origin[2], out);
+        char want[160];
+        snprintf(want, sizeof want, "weights at the end: generation 4, step 40");
+        char key[32];
+        snprintf(key, sizeof key, "zertz train: rank %d (", o);
+        const char *line = strstr(out, key);
+        ck_assert_msg(line && strstr(line, want) && strstr(line, want) < strchr(line, '\n'), "rank %d:\n%s", o, out);
+    }
+    ck_assert_msg(strstr(out, "bytes/game") && strstr(out, "weight broadcasts of"), "%s", out);
+    free(out);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s.out", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A worker dies (SIGKILL): the job ends with a clear message; the same command resumes. */
+START_TEST(a_dead_rank_ends_the_job_and_the_run_resumes) {
+    if (!usable()) return;
+    snprintf(dir, sizeof dir, "/tmp/zz-train-mpi-kill-%d", (int)getpid());
+    char cmd[8192], of[300], pidf[300];
+    snprintf(of, sizeof of, "%s.out", dir);
+    snprintf(pidf, sizeof pidf, "%s.pid", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s; (timeout -k 5 150 %s %s --mpi --out %s %s --fresh --minutes 2 >%s 2>&1 </dev/null; "
+             "echo $? >%s.rc) & echo $! >%s", dir, MPIRUN, prog, dir, TINY, of, dir, pidf);
+    ck_assert_int_eq(system(cmd), 0);
+    /* wait for a checkpoint past step 20 and for rank 2 to have joined */
+    int pid2 = 0;
+    tr_runstate st = { 0 };
+    for (int i = 0; i < 900 && !(pid2 > 0 && st.steps >= 20); i++) {
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
+        char *o = slurp(of);
+        const char *j = strstr(o, "rank 2 joined:");
+        const char *p = j ? strstr(j, "pid ") : NULL;
+        if (p) pid2 = atoi(p + 4);
+        free(o);
+        st = state();
+    }
+    ck_assert_msg(pid2 > 0 && st.steps >= 20, "the job did not get going (rank 2 pid %d, step %ld)", pid2, st.steps);
+    ck_assert_int_eq(kill(pid2, SIGKILL), 0);
+    char rcf[320];
+    snprintf(rcf, sizeof rcf, "%s.rc", dir);
+    char *rcs = NULL;
+    for (int i = 0; i < 600; i++) {                  /* the job ends (not hangs) */
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
+        if (access(rcf, F_OK) == 0) { free(rcs); rcs = slurp(rcf); if (*rcs) break; }
+    }
+    ck_assert_msg(rcs && *rcs, "the job did not end within 60 s of a rank's death");
+    char *out = slurp(of);
+    ck_assert_msg(atoi(rcs) != 0 && atoi(rcs) != 124, "exit status %s:\n%s", rcs, out);
+    /* mpirun names the dead rank; rank 0 says what was saved and how to go on, when it had the time */
+    ck_assert_msg(strstr(out, "signal 9") || strstr(out, "Killed") || strstr(out, "run the same command again"), "%s", out);
+    free(out);
+    free(rcs);
+    disk d = read_disk();
+    ck_assert_int_eq(d.n, d.total);
+    st = state();
+    long saved = st.steps;
+    ck_assert_int_ge(saved, 20);
+    ck_assert_int_eq(st.samples <= d.total, 1);
+
+    /* the same command again (without --fresh): it resumes from rank 0's files */
+    char args[64];
+    snprintf(args, sizeof args, "--steps %ld", saved + 20);
+    int rc = job(args, 180, &out);
+    ck_assert_msg(rc == 0, "resume: exit %d:\n%s", rc, out);
+    ck_assert_msg(strstr(out, "resumed at step"), "%s", out);
+    disk d2 = read_disk();
+    ck_assert_int_eq(d2.n, d2.total);
+    ck_assert_int_ge(d2.total, d.total);
+    st = state();
+    ck_assert_int_eq(st.steps, saved + 20);
+    ck_assert_int_eq(st.samples, d2.total);
+    for (int o = 1; o < 3; o++) ck_assert_int_ge(d2.gen_max[o], saved / 10);   /* resumed weights went out */
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s.out %s.pid %s.rc", dir, dir, dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("train_mpi");
+    TCase *tc = tcase_create("mpi");
+    tcase_set_timeout(tc, 400);
+    tcase_add_test(tc, three_ranks_fill_one_buffer_and_follow_the_weights);
+    tcase_add_test(tc, a_dead_rank_ends_the_job_and_the_run_resumes);
+    suite_add_tcase(s, tc);
+    return th_run(s);
+}
