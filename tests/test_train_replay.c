@@ -1,6 +1,8 @@
 /* test_train_replay.c — the persisted replay buffer: round trip, resume after a kill with nothing
- * lost or duplicated, the sliding window and chunk retention, damaged and mismatched files. */
+ * lost or duplicated, the sliding window and chunk retention, damaged and mismatched files; a
+ * chunk image in memory (the MPI ranks' messages) and version-1 chunks (before gen/origin). */
 #include "train/replay.h"
+#include "nn/util.h"
 #include "helpers.h"
 #include <check.h>
 #include <dirent.h>
@@ -36,6 +38,8 @@ static void make_sample(int k, tr_sample *s, nn_visit *vbuf) {
     s->pos = p;
     s->z = (float)(k % 3) - 1.0f;
     s->full = (uint8_t)(k & 1);
+    s->gen = (uint32_t)k * 7;
+    s->origin = (uint16_t)(k % 5);
     s->nvisits = (uint16_t)(n < 5 ? n : 5);
     for (int i = 0; i < s->nvisits; i++) { vbuf[i].move = mv[i]; vbuf[i].count = (uint32_t)(k + i + 1); }
     s->visits = vbuf;
@@ -43,6 +47,7 @@ static void make_sample(int k, tr_sample *s, nn_visit *vbuf) {
 
 static bool same_sample(const tr_sample *a, const tr_sample *b) {
     return zz_pos_equal(&a->pos, &b->pos) && a->pos.ply == b->pos.ply && a->z == b->z && a->full == b->full &&
+           a->gen == b->gen && a->origin == b->origin &&
            a->nvisits == b->nvisits && !memcmp(a->visits, b->visits, sizeof(nn_visit) * a->nvisits);
 }
 
@@ -177,12 +182,94 @@ START_TEST(damaged_and_mismatched) {
 }
 END_TEST
 
+/* A chunk image in memory decodes to the same samples; a damaged or another board's image is refused. */
+START_TEST(image_round_trip) {
+    enum { N = 30 };
+    tr_sample in[N];
+    nn_visit vb[N][8];
+    for (int k = 0; k < N; k++) make_sample(k, &in[k], vb[k]);
+    unsigned char *img;
+    size_t len;
+    char err[256];
+    ck_assert_int_eq(tr_replay_encode(ZZ_B37, 5, in, N, &img, &len, err, sizeof err), 0);
+    tr_sample *out;
+    int n;
+    ck_assert_msg(tr_replay_decode(img, len, ZZ_B37, "image", &out, &n, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(n, N);
+    for (int k = 0; k < N; k++) {
+        ck_assert_msg(same_sample(&out[k], &in[k]), "sample %d differs", k);
+        tr_sample_clear(&out[k]);
+    }
+    free(out);
+    ck_assert_int_ne(tr_replay_decode(img, len, ZZ_B48, "image", &out, &n, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "48") || strstr(err, "37"), "%s", err);
+    img[len / 2] ^= 0x40;
+    ck_assert_int_ne(tr_replay_decode(img, len, ZZ_B37, "image", &out, &n, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "checksum"), "%s", err);
+    ck_assert_int_ne(tr_replay_decode(img, 20, ZZ_B37, "image", &out, &n, err, sizeof err), 0);
+    free(img);
+}
+END_TEST
+
+static void le(unsigned char **p, uint64_t v, int n) { for (int i = 0; i < n; i++) *(*p)++ = (unsigned char)(v >> 8 * i); }
+
+/* A version-1 chunk (written before samples carried gen and origin) still loads, as gen 0, origin 0. */
+START_TEST(version_1_chunks_still_read) {
+    fresh_dir();
+    char err[256], path[400];
+    tr_replay r;
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 100, err, sizeof err), 0);
+    tr_replay_close(&r, err, sizeof err);
+    nn_visit vb[8];
+    tr_sample s;
+    make_sample(9, &s, vb);
+    unsigned char buf[4096], *p = buf;
+    memcpy(p, "ZZREPLAY", 8);
+    p += 8;
+    le(&p, 1, 4);                   /* version 1 */
+    le(&p, ZZ_B37, 4);
+    le(&p, 1, 4);                   /* one sample */
+    le(&p, 0, 8);
+    zz_bits planes[4] = { s.pos.rings, s.pos.marble[0], s.pos.marble[1], s.pos.marble[2] };
+    for (int i = 0; i < 4; i++) for (int b = 0; b < 16; b++) *p++ = (unsigned char)(planes[i] >> 8 * b);
+    for (int c = 0; c < 3; c++) *p++ = s.pos.pool[c];
+    for (int q = 0; q < 2; q++) for (int c = 0; c < 3; c++) *p++ = s.pos.cap[q][c];
+    *p++ = s.pos.to_move;
+    *p++ = s.pos.chain;
+    le(&p, s.pos.ply, 2);
+    uint32_t zb;
+    memcpy(&zb, &s.z, 4);
+    le(&p, zb, 4);
+    *p++ = s.full;
+    le(&p, s.nvisits, 2);
+    for (int v = 0; v < s.nvisits; v++) { le(&p, s.visits[v].move, 4); le(&p, s.visits[v].count, 4); }
+    uint32_t crc = nn_crc32(0, buf, (size_t)(p - buf));
+    le(&p, crc, 4);
+    snprintf(path, sizeof path, "%s/chunk-00000000.zzr", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(buf, 1, (size_t)(p - buf), f), (size_t)(p - buf));
+    fclose(f);
+    ck_assert_msg(tr_replay_open(&r, dir, ZZ_B37, 100, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.count, 1);
+    s.gen = 0;
+    s.origin = 0;
+    ck_assert(same_sample(tr_replay_at(&r, 0), &s));
+    tr_replay_close(&r, err, sizeof err);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("train_replay");
     TCase *t = tcase_create("replay");
     tcase_add_test(t, round_trip_and_window);
     tcase_add_test(t, resume_after_kill);
     tcase_add_test(t, damaged_and_mismatched);
+    tcase_add_test(t, image_round_trip);
+    tcase_add_test(t, version_1_chunks_still_read);
     suite_add_tcase(s, t);
     return th_run(s);
 }
