@@ -187,9 +187,11 @@ lab: all
 train: all
 	$(TOOLDIR)/train $(TRAIN_ARGS)
 
-# mpirun refuses to run as root unless told; --oversubscribe lets NP exceed the cores (or slots).
+# mpirun refuses to run as root unless told; --oversubscribe lets NP exceed the cores (or slots);
+# when a rank dies mpirun ends the others with SIGTERM, and the sigkill timeout gives rank 0 the
+# seconds to save its state before SIGKILL (Open MPI's default: 1 s).
 NP          ?= 2
-MPIRUN_ARGS ?= --oversubscribe
+MPIRUN_ARGS ?= --oversubscribe --mca odls_base_sigkill_timeout 10
 MPIRUN_ROOT := $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
 train-mpi: all
 	@test -n "$(MPI_OK)" || { echo "zertz: train-mpi: no MPI (mpicc) in this build: apt-get install openmpi-bin libopenmpi-dev, then make"; exit 1; }
