@@ -168,9 +168,10 @@ int main(int argc, char **argv) {
         if (rank != 0) return st;                       /* a worker: rank 0 speaks for the job */
         if (st != 0 && err[0]) return fail(c.out, err);
         if (st != 0) {      /* a signal: mpirun ends the whole job when a rank dies, and on Ctrl-C */
-            fprintf(stderr, "zertz: train: %s: stopped by a signal (mpirun ends the whole job when a rank dies, and on "
-                            "Ctrl-C): state saved at step %ld; run the same command again to resume\n", c.out, r.steps);
-            fflush(stderr);
+            /* on stdout: mpirun may stop forwarding rank 0's stderr while it ends the job */
+            printf("zertz train: %s: stopped by a signal (mpirun ends the whole job when a rank dies, and on "
+                   "Ctrl-C): state saved at step %ld; run the same command again to resume\n", c.out, r.steps);
+            fflush(stdout);
         }
         mpi_status = st;
     } else if (tr_run(&c, &r, err, sizeof err) != 0) {
