@@ -28,9 +28,9 @@ static char dir[256], prog[600];
 
 /* mpirun, run as root too (Open MPI refuses root unless told), ranks oversubscribed on few cores */
 static const char *MPIRUN = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-                            "mpirun --oversubscribe --bind-to none -np 3";
-static const char *TINY = "--blocks 2 --channels 16 --sims 8 --games-in-flight 8 --gen-steps 10 --eval-every 0 "
-                          "--batch 32 --window 1000000 --min-samples 200 --train-ratio 0.1";
+                            "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --oversubscribe --bind-to none -np 3";
+static const char *TINY = "--blocks 2 --channels 16 --sims 8 --games-in-flight 8 --eval-every 0 --batch 32 "
+                          "--window 1000000 --min-samples 200";
 
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "r");
@@ -118,7 +118,9 @@ static tr_runstate state(void) {
 START_TEST(three_ranks_fill_one_buffer_and_follow_the_weights) {
     snprintf(dir, sizeof dir, "/tmp/zz-train-mpi-%d", (int)getpid());
     char *out;
-    int rc = job("--fresh --steps 40", 180, &out);
+    /* the trainer may step only after a flush of the buffer (every 2 s): a run of several flushes,
+     * a generation every 2 steps, a low ratio so that self-play is seldom held */
+    int rc = job("--fresh --minutes 0.15 --gen-steps 2 --train-ratio 0.05", 180, &out);
     ck_assert_msg(rc == 0, "mpirun exit %d:\n%s", rc, out);
     disk d = read_disk();
     ck_assert_int_eq(d.n, d.total);                 /* every sample once: nothing lost, nothing twice */
@@ -127,21 +129,24 @@ START_TEST(three_ranks_fill_one_buffer_and_follow_the_weights) {
                       d.by_origin[1], d.by_origin[2]);
     ck_assert_int_eq(d.by_origin[3], 0);
     tr_runstate st = state();
-    ck_assert_int_eq(st.steps, 40);
-    ck_assert_int_eq(st.generation, 4);
+    ck_assert_msg(st.generation >= 2, "the trainer made %d generations in 9 s:\n%s", st.generation, out);
     ck_assert_int_eq(st.samples, d.total);
     for (int o = 1; o < 3; o++) {
         /* the workers' samples: generation 0 at first, later ones while the trainer moved on,
          * never one the trainer had not reached */
         ck_assert_int_eq(d.gen_min[o], 0);
-        ck_assert_msg(d.gen_max[o] >= 1 && d.gen_max[o] <= 4, "rank %d: generations %lld..%lld (rank 0: %lld..%lld; samples %lld %lld %lld)\n%s", o,
+        ck_assert_msg(d.gen_max[o] >= 1 && d.gen_max[o] <= st.generation, "rank %d: generations %lld..%lld (rank 0: %lld..%lld; samples %lld %lld %lld)\n%s", o,
                       d.gen_min[o], d.gen_max[o], d.gen_min[0], d.gen_max[0], d.by_origin[0], d.by_origin[1], d.by_origin[2], out);
-        char want[160];
-        snprintf(want, sizeof want, "weights at the end: generation 4, step 40");
+        /* at the end every worker holds the trainer's last weights (a refresh every 2 steps) */
         char key[32];
         snprintf(key, sizeof key, "zertz train: rank %d (", o);
         const char *line = strstr(out, key);
-        ck_assert_msg(line && strstr(line, want) && strstr(line, want) < strchr(line, '\n'), "rank %d:\n%s", o, out);
+        const char *w = line ? strstr(line, "weights at the end: generation ") : NULL;
+        int gen = -1;
+        long step = -1;
+        ck_assert_msg(w && sscanf(w, "weights at the end: generation %d, step %ld", &gen, &step) == 2, "rank %d:\n%s", o, out);
+        ck_assert_msg(gen == st.generation && step <= st.steps && step >= st.steps - 2,
+                      "rank %d ends with generation %d (step %ld), the trainer at %d (step %ld)", o, gen, step, st.generation, st.steps);
     }
     ck_assert_msg(strstr(out, "bytes/game") && strstr(out, "weight broadcasts of"), "%s", out);
     free(out);
@@ -157,7 +162,7 @@ START_TEST(a_dead_rank_ends_the_job_and_the_run_resumes) {
     char cmd[8192], of[300], pidf[300];
     snprintf(of, sizeof of, "%s.out", dir);
     snprintf(pidf, sizeof pidf, "%s.pid", dir);
-    snprintf(cmd, sizeof cmd, "rm -rf %s; (timeout -k 5 150 %s %s --mpi --out %s %s --fresh --minutes 2 >%s 2>&1 </dev/null; "
+    snprintf(cmd, sizeof cmd, "rm -rf %s; (timeout -k 5 150 %s %s --mpi --out %s %s --fresh --minutes 2 --gen-steps 10 --train-ratio 0.1 >%s 2>&1 </dev/null; "
              "echo $? >%s.rc) & echo $! >%s", dir, MPIRUN, prog, dir, TINY, of, dir, pidf);
     ck_assert_int_eq(system(cmd), 0);
     /* wait for a checkpoint past step 20 and for rank 2 to have joined */
@@ -198,8 +203,8 @@ START_TEST(a_dead_rank_ends_the_job_and_the_run_resumes) {
     ck_assert_int_eq(st.samples <= d.total, 1);
 
     /* the same command again (without --fresh): it resumes from rank 0's files */
-    char args[64];
-    snprintf(args, sizeof args, "--steps %ld", saved + 20);
+    char args[128];
+    snprintf(args, sizeof args, "--steps %ld --gen-steps 10 --train-ratio 0.1", saved + 20);
     int rc = job(args, 180, &out);
     ck_assert_msg(rc == 0, "resume: exit %d:\n%s", rc, out);
     ck_assert_msg(strstr(out, "resumed at step"), "%s", out);
