@@ -1,6 +1,6 @@
 /* test_train_run.c — whole training runs on tiny configurations: a run stopped and resumed keeps
  * every flushed sample exactly once and continues its step count; a run refuses to clobber an
- * existing one; and a short training makes a network that beats a random player more often than
+ * existing one; a run drives the other ranks' interface (tr_remote) as the MPI hub expects; and a short training makes a network that beats a random player more often than
  * the untrained network does (the end-to-end test that can fail). */
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
@@ -257,6 +257,112 @@ START_TEST(run_checks_options_and_trims_logs) {
 }
 END_TEST
 
+/* A stand-in for the other ranks (run.h's tr_remote, what mpi_hub.c implements): one game of one
+ * sample from "rank 1" every few polls, stamped with the generation it was last sent. */
+typedef struct {
+    int started, finished, abrupt, publishes, last_gen, bad_order;
+    long last_steps;
+    long long polls, games;
+    zz_pos pos;
+    nn_visit visit;
+} fake_remote;
+
+static int fake_start(void *ctx, const nn_model *m, const tr_selfplay_config *sp, double mix, int gen, long steps, char *err,
+                      size_t errlen) {
+    fake_remote *f = ctx;
+    f->started++;
+    f->last_gen = gen;
+    f->last_steps = steps;
+    zz_pos_init(&f->pos, sp->board);
+    zz_move mv[ZZ_MAX_MOVES];
+    zz_gen_moves(&f->pos, mv);
+    f->visit.move = mv[0];
+    f->visit.count = 8;
+    return m ? 0 : -1;
+}
+static int fake_poll(void *ctx, tr_replay *rb, long long *games, long long *samples, char *err, size_t errlen) {
+    fake_remote *f = ctx;
+    if (++f->polls % 8) return 0;
+    tr_sample s;
+    memset(&s, 0, sizeof s);
+    s.pos = f->pos;
+    s.z = 1;
+    s.full = 1;
+    s.gen = (uint32_t)f->last_gen;
+    s.origin = 1;
+    s.nvisits = 1;
+    s.visits = &f->visit;
+    if (tr_replay_add(rb, &s, 1, err, errlen) != 0) return -1;
+    f->games++;
+    (*games)++;
+    (*samples)++;
+    return 0;
+}
+static int fake_publish(void *ctx, const nn_model *m, int gen, long steps, char *err, size_t errlen) {
+    fake_remote *f = ctx;
+    if (gen < f->last_gen || steps <= f->last_steps) f->bad_order++;
+    f->publishes++;
+    f->last_gen = gen;
+    f->last_steps = steps;
+    return 0;
+}
+static void fake_hold(void *ctx, int hold) { (void)ctx; (void)hold; }
+static long long fake_moves(void *ctx) { return ((fake_remote *)ctx)->games; }
+static void fake_status(void *ctx, char *buf, size_t len, long steps, long long own_games, int own_gen, long own_steps) {
+    snprintf(buf, len, "fake");
+}
+static int fake_finish(void *ctx, tr_replay *rb, int abrupt, long long *games, long long *samples, char *err, size_t errlen) {
+    fake_remote *f = ctx;
+    f->finished++;
+    f->abrupt = abrupt;
+    return 0;
+}
+
+/* The run drives a remote (the MPI ranks' interface): started once with the run's weights, its
+ * games in the buffer and on disk with their origin and generation, every refresh sent in order
+ * up to the last generation, finished once. */
+START_TEST(run_drives_a_remote) {
+    fresh_dir("remote");
+    tr_run_config c;
+    tiny(&c);
+    c.max_steps = 20;
+    fake_remote f;
+    memset(&f, 0, sizeof f);
+    tr_remote rem = { &f, fake_start, fake_poll, fake_publish, fake_hold, fake_moves, fake_status, fake_finish };
+    c.remote = &rem;
+    tr_run_result r;
+    char err[512];
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(f.started, 1);
+    ck_assert_int_eq(f.finished, 1);
+    ck_assert_int_eq(f.abrupt, 0);
+    ck_assert_int_eq(f.bad_order, 0);
+    ck_assert_int_ge(f.publishes, 2);                   /* generations 1 and 2 at least */
+    ck_assert_int_eq(f.last_gen, 2);
+    ck_assert_int_eq(f.last_steps, 20);
+    ck_assert_int_gt(f.games, 0);
+    ck_assert_int_ge(r.session_games, f.games);
+    tr_replay rb;
+    char p[400];
+    snprintf(p, sizeof p, "%s/replay", dir);
+    ck_assert_msg(tr_replay_open(&rb, p, ZZ_B37, 1000000, err, sizeof err) == 0, "%s", err);
+    long long from1 = 0, own = 0;
+    for (int i = 0; i < rb.count; i++) {
+        const tr_sample *s = tr_replay_at(&rb, i);
+        if (s->origin == 1) from1++;
+        else own++;
+        ck_assert_int_le(s->gen, 2);
+    }
+    ck_assert_int_eq(rb.count, rb.total);
+    ck_assert_int_eq(from1, f.games);                   /* every remote game, once */
+    ck_assert_int_gt(own, 0);
+    tr_replay_close(&rb, err, sizeof err);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static int wins_vs_random(const char *ckpt, int games) {
     char spec[400], err[256];
     snprintf(spec, sizeof spec, "puct:%s:%d", ckpt, getenv("ZZ_TEST_SIMS") ? atoi(getenv("ZZ_TEST_SIMS")) : 8);
@@ -326,6 +432,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, stop_and_resume);
     tcase_add_test(tc, init_from_weights);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
+    tcase_add_test(tc, run_drives_a_remote);
     tcase_add_test(tc, training_beats_untrained);
     suite_add_tcase(s, tc);
     return th_run(s);
