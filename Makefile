@@ -129,6 +129,13 @@ ifeq ($(MPI_OK),yes)
 $(BUILD)/src/train/mpi_%.o: CFLAGS += $(patsubst -I%,-isystem %,$(MPI_INC))
 $(TOOLDIR)/train: LDLIBS += $(MPI_LIBS)
 endif
+# MPI found or not is part of what the MPI objects and tools/train are built from: a stamp per
+# state, so that installing (or removing) Open MPI rebuilds them.
+MPI_STAMP := $(BUILD)/mpi-$(if $(MPI_OK),yes,no).stamp
+$(MPI_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/mpi-*.stamp && touch $@
+$(filter $(BUILD)/src/train/mpi_%.o,$(LIB_OBJ)) $(TOOLDIR)/train: $(MPI_STAMP)
 
 $(BUILD)/%.o: %.cu $(wildcard src/*/*.h src/cuda/*.cuh)
 	@mkdir -p $(dir $@)
