@@ -98,6 +98,22 @@ static int send_games(worker *w, tr_selfplay *sp, int done, char *err, size_t er
     return 0;
 }
 
+/* Hand the weights in m (generation gen, step steps) to the evaluator, which takes them at its next
+ * batch: 1 done (self-play stamps its samples with gen from now on), 0 the previous ones are not
+ * taken yet (try again), -1 with a message. */
+static int try_publish(worker *w, mcts_evaluator *ev, tr_selfplay *sp, const nn_model *m, int gen, long steps, char *err,
+                       size_t errlen) {
+    char why[512];
+    int pr = tr_live_eval_publish(ev, m, why, sizeof why);
+    if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); return -1; }
+    if (pr > 0) {
+        w->gen = gen;
+        w->steps = steps;
+        tr_selfplay_set_generation(sp, (uint32_t)gen);
+    }
+    return pr;
+}
+
 static void nap_ms(long ms) {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
     nanosleep(&ts, NULL);
@@ -204,14 +220,9 @@ int tr_mpi_worker(int rank, volatile sig_atomic_t *stop, char *err, size_t errle
             }
         }
         if (publish) {                              /* taken by the evaluator at its next batch */
-            int pr = tr_live_eval_publish(ev, m, why, sizeof why);
-            if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); goto out; }
-            if (pr > 0) {
-                publish = 0;
-                w.gen = new_gen;
-                w.steps = new_steps;
-                tr_selfplay_set_generation(sp, (uint32_t)w.gen);
-            }
+            int pr = try_publish(&w, ev, sp, m, new_gen, new_steps, err, errlen);
+            if (pr < 0) goto out;
+            if (pr > 0) publish = 0;
         }
         int sd = send_done(&w, err, errlen);
         if (sd < 0) goto out;
@@ -222,7 +233,13 @@ int tr_mpi_worker(int rank, volatile sig_atomic_t *stop, char *err, size_t errle
         }
         if (!stopped) nap_ms(2);
     }
-    /* stopped by rank 0: what is finished goes, then the last message says done */
+    /* stopped by rank 0: the last weights reach the evaluator (self-play runs: it takes them within
+     * a batch), what is finished goes, then the last message says done */
+    for (double t0 = mcts_now_s(); publish && mcts_now_s() - t0 < 5.0; nap_ms(1)) {
+        int pr = try_publish(&w, ev, sp, m, new_gen, new_steps, err, errlen);
+        if (pr < 0) goto out;
+        if (pr > 0) publish = 0;
+    }
     tr_selfplay_stop(sp);
     take_games(&w, sp);
     for (;;) {
