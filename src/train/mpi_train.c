@@ -29,7 +29,7 @@ int tr_mpi_train(tr_run_config *c, tr_run_result *r, int *rank_out, char *err, s
     }
     if (rank != 0) {
         char why[512];
-        int wr = tr_mpi_worker(rank, c->stop, why, sizeof why);
+        int wr = tr_mpi_worker(rank, &c->sp, c->stop, why, sizeof why);
         if (wr < 0) {
             fprintf(stderr, "zertz: train: rank %d: %s (ending the job)\n", rank, why);
             fflush(stderr);

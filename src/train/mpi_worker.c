@@ -119,7 +119,7 @@ static void nap_ms(long ms) {
     nanosleep(&ts, NULL);
 }
 
-int tr_mpi_worker(int rank, volatile sig_atomic_t *stop, char *err, size_t errlen) {
+int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic_t *stop, char *err, size_t errlen) {
     worker w;
     memset(&w, 0, sizeof w);
     w.rank = rank;
@@ -168,6 +168,8 @@ int tr_mpi_worker(int rank, volatile sig_atomic_t *stop, char *err, size_t errle
     }
     tr_selfplay_config spc = s.sp;
     spc.seed = s.sp.seed ^ ((uint64_t)rank * 0x9E3779B97F4A7C15ULL);    /* every rank its own games */
+    spc.games_in_flight = local->games_in_flight;                          /* its own scheduler's size */
+    spc.threads = local->threads;
     if (!(sp = tr_selfplay_new(&spc, search_ev ? search_ev : ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
         snprintf(err, errlen, "self-play: %s", why);
         goto out;

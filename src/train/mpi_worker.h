@@ -7,12 +7,15 @@
 #ifndef TR_MPI_WORKER_H
 #define TR_MPI_WORKER_H
 
+#include "train/selfplay.h"
 #include <signal.h>
 #include <stddef.h>
 
 /* Run worker `rank` until rank 0 says stop (0), or *stop is set by a signal (1: the launcher is
  * ending the job), or rank 0 could not start the run (2: it said why), or an error (-1, with a
- * message). */
-int tr_mpi_worker(int rank, volatile sig_atomic_t *stop, char *err, size_t errlen);
+ * message).  The search (simulations, noise, temperature, resignation, ...) is rank 0's; the
+ * scheduler's size (games in flight, worker threads) is this rank's own, from `local` (its
+ * command line, or its defaults: larger where it has a GPU). */
+int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 #endif
