@@ -195,10 +195,11 @@ train: all
 	$(TOOLDIR)/train $(TRAIN_ARGS)
 
 # mpirun refuses to run as root unless told; --oversubscribe lets NP exceed the cores (or slots);
-# when a rank dies mpirun ends the others with SIGTERM, and the sigkill timeout gives rank 0 the
-# seconds to save its state before SIGKILL (Open MPI's default: 1 s).
+# when a rank dies (or on Ctrl-C) mpirun ends the others with SIGTERM, and the sigkill timeout
+# gives rank 0 the seconds to save its state before SIGKILL (Open MPI's default, 1 s, is too short:
+# the steps since the last generation would be lost).
 NP          ?= 2
-MPIRUN_ARGS ?= --oversubscribe --mca odls_base_sigkill_timeout 10
+MPIRUN_ARGS ?= --oversubscribe --mca odls_base_sigkill_timeout 5
 MPIRUN_ROOT := $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
 train-mpi: all
 	@test -n "$(MPI_OK)" || { echo "zertz: train-mpi: no MPI (mpicc) in this build: apt-get install openmpi-bin libopenmpi-dev, then make"; exit 1; }

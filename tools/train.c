@@ -165,7 +165,12 @@ int main(int argc, char **argv) {
     if (mpi) {
         int rank = 0;
         int st = tr_mpi_train(&c, &r, &rank, err, sizeof err);
-        if (rank != 0) return st;                       /* a worker: rank 0 speaks for the job */
+        /* a worker: rank 0 speaks for the job; stopped by a signal (mpirun is ending the job without
+         * MPI_Finalize), a rank leaves at once rather than in MPI's exit handlers */
+        if (rank != 0) {
+            if (g_stop) { fflush(NULL); _exit(st); }
+            return st;
+        }
         if (st != 0 && err[0]) return fail(c.out, err);
         if (st != 0) {      /* a signal: mpirun ends the whole job when a rank dies, and on Ctrl-C */
             /* on stdout: mpirun may stop forwarding rank 0's stderr while it ends the job */
@@ -183,5 +188,6 @@ int main(int argc, char **argv) {
            c.out, r.steps, r.generation, r.best_generation, r.games, r.session_games, r.session_samples, r.evals,
            r.sp.resigned, r.sp.false_resign, r.sp.calib_would_resign, 100 * fr,
            g_stop ? "; stopped by signal: run again to resume" : "");
+    if (mpi && g_stop) { fflush(NULL); _exit(mpi_status); }
     return mpi_status;
 }
