@@ -37,14 +37,6 @@ struct tr_mpi_hub {
     double t_status;
 };
 
-static int mpi_fail(int rc, const char *what, char *err, size_t errlen) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    MPI_Error_string(rc, s, &n);
-    snprintf(err, errlen, "%s: %s", what, s);
-    return -1;
-}
-
 static void pack_weights(const nn_model *m, unsigned char *buf) {
     memcpy(buf, m->param, m->nparams * m->esize);
     memcpy(buf + m->nparams * m->esize, m->stats, m->nstats * m->esize);
@@ -54,7 +46,7 @@ static void pack_weights(const nn_model *m, unsigned char *buf) {
 static int bcast_done(tr_mpi_hub *h, char *err, size_t errlen) {
     int flag = 0;
     int rc = MPI_Testall(2, h->req, &flag, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "weights broadcast", err, errlen);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "weights broadcast", err, errlen);
     return flag;
 }
 
@@ -84,10 +76,10 @@ static int pump(tr_mpi_hub *h, int stop, char *err, size_t errlen) {
     }
     h->hold_sent = h->hold;
     int rc = MPI_Ibcast(&h->ctl, (int)sizeof h->ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &h->req[0]);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Ibcast", err, errlen);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
     if (h->ctl.kind == TR_CTL_WEIGHTS) {
         rc = MPI_Ibcast(h->sendbuf, (int)h->wbytes, MPI_BYTE, 0, MPI_COMM_WORLD, &h->req[1]);
-        if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Ibcast", err, errlen);
+        if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
         h->bcasts++;
         h->bcast_bytes = (long long)(sizeof h->ctl + h->wbytes);
     }
@@ -105,7 +97,7 @@ static int hub_start(void *ctx, const nn_model *m, const tr_selfplay_config *sp,
     tr_mpi_hello hello = { TR_MPI_MAGIC, TR_MPI_VERSION, 0, (uint32_t)sizeof(tr_mpi_setup) };
     if (!h->sendbuf || !h->pend || m->esize != 4) hello.abort = 1;
     int rc = MPI_Bcast(&hello, (int)sizeof hello, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "setup broadcast", err, errlen);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "setup broadcast", err, errlen);
     if (hello.abort) { snprintf(err, errlen, "out of memory for the weights"); return -1; }
     tr_mpi_setup s;
     memset(&s, 0, sizeof s);
@@ -120,7 +112,7 @@ static int hub_start(void *ctx, const nn_model *m, const tr_selfplay_config *sp,
     pack_weights(m, h->sendbuf);
     if ((rc = MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS ||
         (rc = MPI_Bcast(h->sendbuf, (int)h->wbytes, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        return mpi_fail(rc, "setup broadcast", err, errlen);
+        return tr_mpi_fail(rc, "setup broadcast", err, errlen);
     for (int r = 1; r < h->size; r++) { h->ranks[r].gen = gen; h->ranks[r].steps = steps; }
     h->t_status = mcts_now_s();
     return 0;
@@ -132,7 +124,7 @@ static int drain(tr_mpi_hub *h, tr_replay *rb, long long *games, long long *samp
         int flag = 0;
         MPI_Status st;
         int rc = MPI_Iprobe(MPI_ANY_SOURCE, TR_TAG_GAMES, MPI_COMM_WORLD, &flag, &st);
-        if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Iprobe", err, errlen);
+        if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Iprobe", err, errlen);
         if (!flag) return 0;
         int len = 0;
         MPI_Get_count(&st, MPI_BYTE, &len);
@@ -140,7 +132,7 @@ static int drain(tr_mpi_hub *h, tr_replay *rb, long long *games, long long *samp
         unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
         if (!buf) { snprintf(err, errlen, "out of memory for a game batch of %d bytes", len); return -1; }
         rc = MPI_Recv(buf, len, MPI_BYTE, src, TR_TAG_GAMES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) { free(buf); return mpi_fail(rc, "MPI_Recv", err, errlen); }
+        if (rc != MPI_SUCCESS) { free(buf); return tr_mpi_fail(rc, "MPI_Recv", err, errlen); }
         tr_mpi_games g;
         if (src <= 0 || src >= h->size || (size_t)len < sizeof g) { free(buf); snprintf(err, errlen, "rank %d: a malformed message", src); return -1; }
         memcpy(&g, buf, sizeof g);
@@ -278,7 +270,7 @@ int tr_mpi_hub_close(tr_mpi_hub *h, char *err, size_t errlen) {
     h->started = h->clean = 1;
     tr_mpi_hello hello = { TR_MPI_MAGIC, TR_MPI_VERSION, 1, (uint32_t)sizeof(tr_mpi_setup) };
     int rc = MPI_Bcast(&hello, (int)sizeof hello, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "setup broadcast", err, errlen);
+    return rc == MPI_SUCCESS ? 0 : tr_mpi_fail(rc, "setup broadcast", err, errlen);
 }
 
 void tr_mpi_hub_report(const tr_mpi_hub *h, FILE *f) {

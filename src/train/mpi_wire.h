@@ -18,7 +18,9 @@
 
 #include "nn/model.h"
 #include "train/selfplay.h"
+#include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum { TR_MPI_MAGIC = 0x504D5A5A /* "ZZMP" */, TR_MPI_VERSION = 1, TR_TAG_GAMES = 11 };
 
@@ -56,5 +58,14 @@ typedef struct {
     int64_t steps;
     char host[64];
 } tr_mpi_games;
+
+/* An MPI call failed: "WHAT: MPI's reason" in err; returns -1. */
+static inline int tr_mpi_fail(int rc, const char *what, char *err, size_t errlen) {
+    char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    MPI_Error_string(rc, s, &n);
+    snprintf(err, errlen, "%s: %s", what, s);
+    return -1;
+}
 
 #endif

@@ -26,14 +26,6 @@ typedef struct {
     char host[64];
 } worker;
 
-static int mpi_fail(int rc, const char *what, char *err, size_t errlen) {
-    char s[MPI_MAX_ERROR_STRING];
-    int n = 0;
-    MPI_Error_string(rc, s, &n);
-    snprintf(err, errlen, "%s: %s", what, s);
-    return -1;
-}
-
 static void take_games(worker *w, tr_selfplay *sp) {
     for (tr_game *g = tr_selfplay_take(sp); g;) {
         tr_game *next = g->next;
@@ -50,7 +42,7 @@ static void take_games(worker *w, tr_selfplay *sp) {
 static int send_done(worker *w, char *err, size_t errlen) {
     int flag = 0;
     int rc = MPI_Test(&w->req, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "sending games", err, errlen);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "sending games", err, errlen);
     if (flag) { free(w->msg); w->msg = NULL; }
     return flag;
 }
@@ -91,7 +83,7 @@ static int send_games(worker *w, tr_selfplay *sp, int done, char *err, size_t er
     if (ilen) memcpy(w->msg + sizeof h, img, ilen);
     free(img);
     int rc = MPI_Isend(w->msg, (int)(sizeof h + ilen), MPI_BYTE, 0, TR_TAG_GAMES, MPI_COMM_WORLD, &w->req);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "MPI_Isend", err, errlen);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Isend", err, errlen);
     while (w->head) { tr_game *g = w->head->next; tr_game_free(w->head); w->head = g; }
     w->tail = NULL;
     w->ngames = 0;
@@ -119,6 +111,16 @@ static void nap_ms(long ms) {
     nanosleep(&ts, NULL);
 }
 
+/* Wait until the send in flight is through: 0; 1 when *stop was raised first; -1 on an error. */
+static int wait_sent(worker *w, volatile sig_atomic_t *stop, char *err, size_t errlen) {
+    for (;;) {
+        int sd = send_done(w, err, errlen);
+        if (sd != 0) return sd < 0 ? -1 : 0;
+        if (*stop) return 1;
+        nap_ms(1);
+    }
+}
+
 int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic_t *stop, char *err, size_t errlen) {
     worker w;
     memset(&w, 0, sizeof w);
@@ -128,7 +130,7 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     char why[512];
     tr_mpi_hello hello;
     int rc = MPI_Bcast(&hello, (int)sizeof hello, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) return mpi_fail(rc, "setup broadcast", err, errlen);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "setup broadcast", err, errlen);
     if (hello.magic != TR_MPI_MAGIC || hello.version != TR_MPI_VERSION || hello.setup_bytes != sizeof(tr_mpi_setup)) {
         snprintf(err, errlen, "rank 0 runs another build of tools/train (every machine needs the same build)");
         return -1;
@@ -136,7 +138,7 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     if (hello.abort) return 2;
     tr_mpi_setup s;
     if ((rc = MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        return mpi_fail(rc, "setup broadcast", err, errlen);
+        return tr_mpi_fail(rc, "setup broadcast", err, errlen);
     nn_model *m = NULL;
     mcts_evaluator *ev = NULL, *search_ev = NULL;
     tr_selfplay *sp = NULL;
@@ -144,7 +146,7 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     int ret = -1;
     if (!wbuf) { snprintf(err, errlen, "out of memory"); goto out; }
     if ((rc = MPI_Bcast(wbuf, (int)s.weight_bytes, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS) {
-        mpi_fail(rc, "weights broadcast", err, errlen);
+        tr_mpi_fail(rc, "weights broadcast", err, errlen);
         goto out;
     }
     if (s.net_bytes != sizeof(nn_config) || s.sp_bytes != sizeof(tr_selfplay_config)) {
@@ -179,10 +181,10 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     tr_mpi_ctl ctl;
     MPI_Request creq = MPI_REQUEST_NULL, wreq = MPI_REQUEST_NULL;
     if ((rc = MPI_Ibcast(&ctl, (int)sizeof ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &creq)) != MPI_SUCCESS) {
-        mpi_fail(rc, "MPI_Ibcast", err, errlen);
+        tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
         goto out;
     }
-    int publish = 0, new_gen = 0, stopped = 0;
+    int publish = 0, new_gen = 0, stopped = 0, ws;
     long new_steps = 0;
     double last_send = mcts_now_s();
     while (!stopped) {
@@ -192,23 +194,23 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
         take_games(&w, sp);
         int flag = 0;
         if (creq != MPI_REQUEST_NULL) {             /* a control message */
-            if ((rc = MPI_Test(&creq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) { mpi_fail(rc, "MPI_Test", err, errlen); goto out; }
+            if ((rc = MPI_Test(&creq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) { tr_mpi_fail(rc, "MPI_Test", err, errlen); goto out; }
             if (flag) {
                 tr_selfplay_hold(sp, ctl.hold);
                 if (ctl.kind == TR_CTL_STOP) {
                     stopped = 1;
                 } else if (ctl.kind == TR_CTL_WEIGHTS) {
                     if ((rc = MPI_Ibcast(wbuf, (int)s.weight_bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &wreq)) != MPI_SUCCESS) {
-                        mpi_fail(rc, "MPI_Ibcast", err, errlen);
+                        tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
                         goto out;
                     }
                 } else if ((rc = MPI_Ibcast(&ctl, (int)sizeof ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &creq)) != MPI_SUCCESS) {
-                    mpi_fail(rc, "MPI_Ibcast", err, errlen);
+                    tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
                     goto out;
                 }
             }
         } else if (wreq != MPI_REQUEST_NULL) {      /* the weights after a TR_CTL_WEIGHTS */
-            if ((rc = MPI_Test(&wreq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) { mpi_fail(rc, "MPI_Test", err, errlen); goto out; }
+            if ((rc = MPI_Test(&wreq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) { tr_mpi_fail(rc, "MPI_Test", err, errlen); goto out; }
             if (flag) {
                 memcpy(m->param, wbuf, m->nparams * m->esize);
                 memcpy(m->stats, wbuf + m->nparams * m->esize, m->nstats * m->esize);
@@ -216,7 +218,7 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
                 new_gen = ctl.gen;
                 new_steps = (long)ctl.steps;
                 if ((rc = MPI_Ibcast(&ctl, (int)sizeof ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &creq)) != MPI_SUCCESS) {
-                    mpi_fail(rc, "MPI_Ibcast", err, errlen);
+                    tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
                     goto out;
                 }
             }
@@ -244,21 +246,9 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     }
     tr_selfplay_stop(sp);
     take_games(&w, sp);
-    for (;;) {
-        int sd = send_done(&w, err, errlen);
-        if (sd < 0) goto out;
-        if (sd) break;
-        if (*stop) { ret = 1; goto out; }
-        nap_ms(1);
-    }
+    if ((ws = wait_sent(&w, stop, err, errlen)) != 0) { ret = ws; goto out; }
     if (send_games(&w, sp, 1, err, errlen) != 0) goto out;
-    for (;;) {
-        int sd = send_done(&w, err, errlen);
-        if (sd < 0) goto out;
-        if (sd) break;
-        if (*stop) { ret = 1; goto out; }
-        nap_ms(1);
-    }
+    if ((ws = wait_sent(&w, stop, err, errlen)) != 0) { ret = ws; goto out; }
     ret = 0;
 out:
     if (sp) { tr_selfplay_stop(sp); tr_selfplay_free(sp); }
