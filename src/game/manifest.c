@@ -123,6 +123,23 @@ const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path) 
     return NULL;
 }
 
+bool zz_manifest_checkable(const zz_manifest_row *r) {
+    if (r->clean) return true;
+    if (strcmp(r->variant, "Zertz+H") != 0) return false;     /* Zertz+xx: not replayed yet */
+    if (r->replay_error[0]) return false;
+    static const char *const SETUP[] = { "edit", "op_edit", "op_setboard", "op_r+", "op_swap", "placed_from_own_captures" };
+    for (const char *f = r->flags; *f;) {          /* "key=n;key=n..." */
+        size_t k = strcspn(f, "=;");
+        bool ok = false;
+        for (size_t i = 0; i < sizeof SETUP / sizeof *SETUP; i++)
+            if (strlen(SETUP[i]) == k && !strncmp(f, SETUP[i], k)) ok = true;
+        if (!ok) return false;
+        f += strcspn(f, ";");
+        if (*f == ';') f++;
+    }
+    return true;
+}
+
 int zz_manifest_compare(const zz_manifest_row *r, const zz_game *g, char *why, size_t whylen) {
     const zz_pos *f = &g->final;
     for (int p = 0; p < 2; p++)

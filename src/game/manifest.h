@@ -32,6 +32,11 @@ void zz_manifest_free(zz_manifest *m);
 /* The row whose path ends with the given path's last components (NULL when absent). */
 const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path);
 
+/* Whether a row's game is compared with its final counts: every clean game, and the Zertz+H games
+ * (never clean: their set-up is flagged `edit`, `op_edit`, `op_setboard`) that have no replay
+ * error and no flag beyond those set-up operations.  (Zertz+xx games are not replayed yet.) */
+bool zz_manifest_checkable(const zz_manifest_row *r);
+
 /* Compare a replayed game with its row: final captures, pool, end, winner, turns, first player.
  * Returns 0 when they agree, else -1 with the first difference in why. */
 struct zz_game_s;
