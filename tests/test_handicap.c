@@ -1,10 +1,15 @@
 /* test_handicap.c — Zèrtz+H: handicaps (marbles from the pool into a player's captures), the
  * Edit set-up of Boardspace records (RtoR, SetBoard, puzzle-mode RtoB/R-/BtoB before Start) on
  * hand-written records whose expected positions are worked out by hand in the comments, the
- * errors for set-ups the rules refuse, and the SGF writer's set-up read back to the same start. */
+ * errors for set-ups the rules refuse, the SGF writer's set-up read back to the same start, and
+ * play: the engine protocol's `newgame ... handicap` / session default and the arena's handicap
+ * (given to one agent whichever colour it plays, games written as SU[Zertz+H] that replay). */
 #include "game/handicap.h"
 #include "game/sgf.h"
 #include "helpers.h"
+#include "mcts/match.h"
+#include "mcts/protocol.h"
+#include <unistd.h>
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +220,83 @@ START_TEST(write_read_setup_roundtrip) {
 }
 END_TEST
 
+/* One protocol command; the answer's text. */
+static void ask(mcts_session *s, const char *cmd, char *out, size_t n) {
+    FILE *f = fmemopen(out, n, "w");
+    ck_assert_ptr_nonnull(f);
+    mcts_session_command(s, cmd, f);
+    fclose(f);
+}
+
+START_TEST(engine_protocol_handicap) {
+    char err[256], out[4096];
+    mcts_session *s = mcts_session_new("uct:50", 1, 3, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ask(s, "newgame 48 handicap 0:1,0,2", out, sizeof out);
+    ck_assert_msg(!strstr(out, "err"), "%s", out);
+    const zz_pos *p = mcts_session_position(s);
+    ck_assert_int_eq(zz_pos_board(p)->rings, 48);
+    expect_counts(p->cap[0], 1, 0, 2, "P0");
+    expect_counts(p->pool, 5, 8, 8, "pool");
+    ask(s, "bestmove", out, sizeof out);                /* it plays from there */
+    ck_assert_msg(!strstr(out, "err"), "%s", out);
+    ask(s, "newgame 37 handicap 0:4,0,0", out, sizeof out);
+    ck_assert_msg(strstr(out, "err newgame: handicap") && strstr(out, "winning set"), "%s", out);
+    ask(s, "newgame 37 handicap", out, sizeof out);
+    ck_assert_msg(strstr(out, "err newgame: expected"), "%s", out);
+    /* a session default: every newgame starts with it */
+    zz_handicap h = { 1, { 0, 2, 0 } };
+    ck_assert_int_eq(mcts_session_set_handicap(s, &h, err, sizeof err), 0);
+    expect_counts(mcts_session_position(s)->cap[1], 0, 2, 0, "P1 (set)");
+    ask(s, "newgame 61", out, sizeof out);
+    p = mcts_session_position(s);
+    ck_assert_int_eq(zz_pos_board(p)->rings, 61);
+    expect_counts(p->cap[1], 0, 2, 0, "P1 (newgame)");
+    expect_counts(p->pool, 6, 6, 10, "pool (newgame)");
+    zz_handicap too = { 0, { 0, 0, 11 } };
+    ck_assert_int_eq(mcts_session_set_handicap(s, &too, err, sizeof err), -1);
+    mcts_session_free(s);
+}
+END_TEST
+
+/* The arena gives agent B the handicap in every game, as P0 when B moves first and as P1 when
+ * A does; every game is written as Zertz+H and replays to the same result. */
+START_TEST(arena_handicap) {
+    char dir[] = "/tmp/zz-handicap-XXXXXX", err[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    zz_handicap h = { 1, { 2, 0, 1 } };
+    mcts_match_config c;
+    memset(&c, 0, sizeof c);
+    c.spec[0] = "uct:40";
+    c.spec[1] = "random";
+    c.games = 4;
+    c.parallel = 1;
+    c.agent_threads = 1;
+    c.seed = 5;
+    c.board = ZZ_B48;
+    c.sgf_dir = dir;
+    c.handicap = &h;
+    mcts_match_result r;
+    ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.games, 4);
+    for (int i = 0; i < 4; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/game-%04d.sgf", dir, i);
+        zz_game g;
+        ck_assert_msg(zz_sgf_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(g.variant, "Zertz+H");
+        int b_player = (i % 2 == 1) ? 0 : 1;          /* game i: B moves first when i is odd */
+        expect_counts(g.start.cap[b_player], 2, 0, 1, "B's start captures");
+        expect_counts(g.start.cap[1 - b_player], 0, 0, 0, "A's start captures");
+        ck_assert_str_eq(g.player_name[b_player], "random");
+        ck_assert(g.end == ZZ_END_CAPTURE || g.end == ZZ_END_RESIGN);
+        zz_game_free(&g);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("handicap");
     TCase *t = tcase_create("zertz+h");
@@ -225,6 +307,8 @@ int main(void) {
     tcase_add_test(t, read_edited_board);
     tcase_add_test(t, setup_errors);
     tcase_add_test(t, write_read_setup_roundtrip);
+    tcase_add_test(t, engine_protocol_handicap);
+    tcase_add_test(t, arena_handicap);
     suite_add_tcase(s, t);
     return th_run(s);
 }
