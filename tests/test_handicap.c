@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include "mcts/match.h"
 #include "mcts/protocol.h"
+#include "render/scene.h"
 #include <unistd.h>
 #include <check.h>
 #include <stdlib.h>
@@ -90,6 +91,10 @@ START_TEST(read_handicap_prologue) {
     ck_assert_str_eq(g.turns[0].text, "Gd4,a1");
     expect_counts(g.final.pool, 5, 7, 9, "final pool");
     expect_counts(g.final.cap[1], 1, 0, 1, "final P1");
+    rd_scene sc;
+    ck_assert_int_eq(rd_scene_from_game(&g, 0, &sc, err, sizeof err), 0);
+    ck_assert_msg(strstr(sc.subtitle, "Zèrtz+H (48 rings; handicap P1 1/0/1)"), "%s", sc.subtitle);
+    expect_counts(sc.pos.cap[1], 1, 0, 1, "picture's P1");
     zz_game_free(&g);
 }
 END_TEST
