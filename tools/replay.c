@@ -13,6 +13,7 @@
 #include "game/manifest.h"
 #include "game/sgf.h"
 #include "game/sgf_files.h"
+#include "game/xx.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,38 @@ int main(int argc, char **argv) {
             }
             row = zz_manifest_find(&man, path);
             if (!row) unlisted++;
+        }
+        zz_xx_game xg;                            /* Zertz+xx (Extreme): its own replay (game/xx.h) */
+        int xrc = zz_xx_read_file(path, &xg, err, sizeof err);
+        if (xrc != 1) {
+            if (xrc < 0) {
+                if (row && !zz_manifest_checkable(row)) { expected_fail++; if (!quiet) printf("ERROR (not clean: %s) %s\n", row->flags, err); }
+                else { failed++; fprintf(stderr, "zertz: %s: %s\n", TOOL, err); }
+                zz_xx_game_free(&xg);
+                continue;
+            }
+            const zz_xx_pos *f = &xg.final;
+            char why[256] = "";
+            int turns = xg.nturns + (xg.end == ZZ_END_RESIGN);
+            bool bad = row && zz_manifest_checkable(row) &&
+                       zz_manifest_compare_counts(row, (const uint8_t(*)[3])f->cap, f->pool, xg.end, xg.winner, turns,
+                                                  xg.first_player, why, sizeof why) < 0;
+            if (bad) { mismatched++; fprintf(stderr, "zertz: %s: %s: differs from the manifest: %s\n", TOOL, path, why); }
+            else ok++;
+            if (!quiet) {
+                char who[32] = "no winner";
+                if (xg.winner >= 0) snprintf(who, sizeof who, "winner P%d", xg.winner);
+                int rings = 0;
+                for (int c = 0; c < ZZ_XX_CELLS; c++) rings += f->cell[c] != ZZ_XX_NONE;
+                printf("%s: Zertz+xx, %d rings set up (%d left)%s, %d turns, %s by %s; captures P0 %d/%d/%d P1 %d/%d/%d; pool %d/%d/%d%s\n",
+                       path, xg.setup_rings, rings, xg.swapped ? ", swapped" : "", xg.nturns, who, zz_end_name(xg.end),
+                       f->cap[0][0], f->cap[0][1], f->cap[0][2], f->cap[1][0], f->cap[1][1], f->cap[1][2], f->pool[0],
+                       f->pool[1], f->pool[2], row ? (zz_manifest_checkable(row) ? " [manifest ok]" : " [not clean in manifest]") : "");
+                if (moves)
+                    for (int t = 0; t < xg.nturns; t++) printf("  %3d %s\n", t + 1, xg.text[t]);
+            }
+            zz_xx_game_free(&xg);
+            continue;
         }
         zz_game g;
         if (zz_sgf_read_file(path, &g, err, sizeof err) < 0) {
