@@ -10,10 +10,14 @@
  *     with the manifest's captures, pool, winner, end, turns and first player; every turn of it
  *     equals normalized/48-handicap.jsonl's notation (except where that file folded set-up ring
  *     removals into the first turn, e.g. "Wc4,h1,h2,h3,h4,b6": a text with two commas);
+ *   - every Zertz+xx (Extreme) game (sgf/xx-custom) replays with its own array engine (game/xx.h)
+ *     to the manifest's counts, and every turn equals normalized/xx-custom.jsonl's notation (the
+ *     set-up and swap turns, written "?SETRING" / "?SWAP_CONFIRM" there, are counted only);
  *   - games not clean either replay or fail with a message naming the line; none crashes.
  * Without the archive the suite says loudly that it was skipped, and why. */
 #include "game/manifest.h"
 #include "game/sgf.h"
+#include "game/xx.h"
 #include "helpers.h"
 #include <check.h>
 #include <stdlib.h>
@@ -297,6 +301,70 @@ START_TEST(handicap_games) {
 }
 END_TEST
 
+START_TEST(extreme_games) {
+    if (!dir) return;
+    int checked = 0, rows = 0;
+    char err[512], why[256], path[1024];
+    for (int i = 0; i < man.n; i++) {
+        const zz_manifest_row *r = &man.rows[i];
+        if (strcmp(r->variant, "Zertz+xx") != 0) continue;
+        rows++;
+        TH_CHECK(zz_manifest_checkable(r), "%s: a Zertz+xx row with flags %s / error %s", r->path, r->flags, r->replay_error);
+        snprintf(path, sizeof path, "%s/%s", dir, r->path);
+        zz_xx_game g;
+        TH_CHECK(zz_xx_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+        int turns = g.nturns + (g.end == ZZ_END_RESIGN);
+        TH_CHECK(zz_manifest_compare_counts(r, (const uint8_t(*)[3])g.final.cap, g.final.pool, g.end, g.winner, turns,
+                                            g.first_player, why, sizeof why) == 0, "%s: %s", r->path, why);
+        for (int c = 0; c < 3; c++) {                  /* 24 marbles in all */
+            int on = 0;
+            for (int k = 0; k < ZZ_XX_CELLS; k++) on += g.final.cell[k] == 2 + c;
+            TH_CHECK(on + g.final.pool[c] + g.final.cap[0][c] + g.final.cap[1][c] == ZZ_START_POOL[c], "%s: marble count", r->path);
+        }
+        zz_xx_game_free(&g);
+        checked++;
+    }
+    snprintf(path, sizeof path, "%s/normalized/xx-custom.jsonl", dir);
+    FILE *in = fopen(path, "r");
+    TH_CHECK(in != NULL, "cannot open %s", path);
+    char *line = NULL;
+    size_t cap = 0;
+    int games = 0, turns = 0, setup = 0;
+    while (getline(&line, &cap, in) > 0) {
+        char gpath[256], sgf[1024];
+        TH_CHECK(json_str(line, "\"path\"", gpath, sizeof gpath), "bad line in %s", path);
+        snprintf(sgf, sizeof sgf, "%s/%s", dir, gpath);
+        zz_xx_game g;
+        TH_CHECK(zz_xx_read_file(sgf, &g, err, sizeof err) == 0, "%s", err);
+        int t = 0;
+        for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
+            const char *q = strchr(s, '"');
+            if (!q) break;
+            const char *e = strchr(q + 1, '"');
+            char text[ZZ_NOTATION_MAX];
+            snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
+            s = e + 1;
+            if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+            TH_CHECK(t < g.nturns, "%s: more turns in the notation than in the replay", gpath);
+            if (text[0] == '?') setup++;
+            else TH_CHECK(!strcmp(g.text[t], text), "%s turn %d: replay %s, archive %s", gpath, t + 1, g.text[t], text);
+            t++;
+            turns++;
+        }
+        TH_CHECK(t == g.nturns, "%s: %d turns in the notation, %d replayed", gpath, t, g.nturns);
+        zz_xx_game_free(&g);
+        games++;
+    }
+    free(line);
+    fclose(in);
+    ck_assert_int_eq(games, rows);
+    printf("parity: %d Zertz+xx (Extreme) games replayed, all equal to the manifest; %d turns equal the archive's notation"
+           " (and %d set-up/swap turns counted)\n", checked, turns - setup, setup);
+    ck_assert_int_eq(checked, rows);
+    ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
 START_TEST(unclean_games_fail_cleanly) {
     if (!dir) return;
     int replayed = 0, refused = 0;
@@ -340,6 +408,7 @@ int main(void) {
     tcase_add_test(t, clean_games_61);
     tcase_add_test(t, every_turn_is_generated);
     tcase_add_test(t, handicap_games);
+    tcase_add_test(t, extreme_games);
     tcase_add_test(t, unclean_games_fail_cleanly);
     suite_add_tcase(s, t);
     int rc = th_run(s);
