@@ -502,7 +502,7 @@ static int header_prop(replay *r, const char *id, const char *val) {
         while (*v == ' ') v++;
         int kind = variant_board(v);
         if (kind < 0) {
-            if (!strcasecmp(v, "Zertz+xx")) return fail(r, "variant Zertz+xx (custom board) is not supported");
+            if (!strcasecmp(v, "Zertz+xx")) return fail(r, "variant Zertz+xx (Extreme, a custom board) is not supported here: tools/replay replays it (game/xx.h); play, notation input and pictures are for the 37-, 48- and 61-ring boards");
             return fail(r, "unknown variant SU[%s]", val);
         }
         if (r->started || r->editing || g->nturns) return fail(r, "SU after the first move");
