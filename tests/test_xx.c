@@ -1,10 +1,11 @@
 /* test_xx.c — Zèrtz Extreme (Zertz+xx, game/xx.h) on hand-worked records: the grid's neighbours
  * in Boardspace's doubled coordinates, a set-up of seven rings, a swap, a placement, a capture and
- * a resignation with every count worked out by hand in the comments, and the errors for turns the
- * rules refuse. */
+ * a resignation with every count worked out by hand in the comments (and that game written as SGF
+ * and read back), and the errors for turns the rules refuse. */
 #include "game/xx.h"
 #include "helpers.h"
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cell(char col, int row) { return (col - 'A') * ZZ_XX_ROWS + row - 1; }
@@ -60,6 +61,24 @@ START_TEST(hand_worked_game) {
     ck_assert_int_eq(g.final.cell[cell('E', 6)], 2 + ZZ_BLACK);
     ck_assert_int_eq(g.final.cell[cell('E', 5)], ZZ_XX_RING);
     ck_assert_int_eq(g.final.cell[cell('D', 4)], ZZ_XX_NONE);
+    /* written as SGF: the seven rings (not A1), the swap, the three turns, the resignation */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(zz_xx_sgf_write(f, &g), 0);
+    fclose(f);
+    ck_assert_ptr_null(strstr(buf, "R+ A 1"));
+    /* nodes: 0 Start, 1-7 R+, 8 Done, 9 Swap, 10 Done, 11-13 We5,d4, 14-16 Be4,f4, 17-18 the jump, 19 Resign */
+    ck_assert_ptr_nonnull(strstr(buf, "P1[9 Swap]"));
+    ck_assert_ptr_nonnull(strstr(buf, "P0[17 BtoB E 4 E 6]"));
+    ck_assert_ptr_nonnull(strstr(buf, "P1[19 Resign ]"));
+    zz_xx_game h;
+    ck_assert_msg(zz_xx_sgf_parse(buf, len, &h, err, sizeof err) == 0, "%s\n%s", err, buf);
+    ck_assert_int_eq(h.nturns, g.nturns);
+    for (int t = 0; t < g.nturns; t++) ck_assert_str_eq(h.text[t], g.text[t]);
+    ck_assert(!memcmp(&h.final, &g.final, sizeof g.final) && h.winner == 0 && h.end == ZZ_END_RESIGN);
+    zz_xx_game_free(&h);
+    free(buf);
     zz_xx_game_free(&g);
 }
 END_TEST

@@ -22,6 +22,7 @@
 #include "position.h"
 #include "sgf.h"
 #include <stddef.h>
+#include <stdio.h>
 
 enum { ZZ_XX_COLS = 17, ZZ_XX_ROWS = 12, ZZ_XX_CELLS = ZZ_XX_COLS * ZZ_XX_ROWS };
 enum { ZZ_XX_NONE = 0, ZZ_XX_RING = 1 };   /* cell contents; 2 + colour for a marble on its ring */
@@ -38,8 +39,21 @@ typedef struct {
 /* A replayed Extreme game: what tools/replay prints and compares with the manifest.  The set-up
  * and a swap each count as a turn (as in the manifest); turn texts are official notation on the
  * Extreme grid (columns a..q, rows 1..12), "setup N rings" and "swap" for those two. */
+/* One turn, as replayed: the set-up, a swap, a placement or a capture chain. */
+typedef enum { ZZ_XX_SETUP, ZZ_XX_SWAP, ZZ_XX_PLACE, ZZ_XX_JUMPS } zz_xx_turn_kind;
+typedef struct {
+    uint8_t kind, player;
+    uint8_t rack, colour;       /* placement: the rack (2 pool, 0/1 captures) and the colour */
+    int16_t cell, removed;      /* placement: the cell and the ring removed (-1 none) */
+    uint8_t njumps;
+    uint8_t from[32], to[32];   /* jumps */
+} zz_xx_turn;
+
 typedef struct {
     char player_name[2][64];
+    char game_name[128];
+    zz_xx_turn *turn;           /* nturns of them, beside text */
+    uint8_t layout[ZZ_XX_CELLS];/* the rings after the set-up (ZZ_XX_RING / ZZ_XX_NONE) */
     int first_player;           /* the player who set up the rings */
     int swapped;                /* 1 when the other player swapped */
     int setup_rings;            /* rings placed in the set-up */
@@ -69,6 +83,10 @@ bool zz_sgf_is_extreme(const char *text, size_t len);
 /* Replay a Zertz+xx record.  0, or -1 with "line N: why" in err.  Free with zz_xx_game_free. */
 int zz_xx_sgf_parse(const char *text, size_t len, zz_xx_game *g, char *err, size_t errlen);
 void zz_xx_game_free(zz_xx_game *g);
+/* Write a replayed Extreme game as Boardspace SGF (VV[2], explicit Done): Start, the set-up's
+ * R+ in cell order, Done, Swap and Done when swapped, then the turns; the end as Resign+Done or
+ * WinOnTime.  Reading it back gives the same turns and final counts.  0, or -1 on a write error. */
+int zz_xx_sgf_write(FILE *f, const zz_xx_game *g);
 /* Read and replay a file: 0, -1 with "PATH: line N: why", or 1 (nothing read) when the file is
  * not a Zertz+xx record. */
 int zz_xx_read_file(const char *path, zz_xx_game *g, char *err, size_t errlen);

@@ -44,14 +44,33 @@ static int fail(xrep *r, const char *fmt, ...) {
     return -1;
 }
 
-static int add_text(xrep *r, const char *t) {
+/* Record a finished turn: its notation and its operations. */
+static int add_turn(xrep *r, zz_xx_turn_kind kind, const char *t) {
     zz_xx_game *g = r->g;
     if (g->nturns == g->cap_text) {
         int cap = g->cap_text ? 2 * g->cap_text : 64;
         void *n = realloc(g->text, (size_t)cap * sizeof *g->text);
         if (!n) return fail(r, "out of memory");
         g->text = n;
+        void *m = realloc(g->turn, (size_t)cap * sizeof *g->turn);
+        if (!m) return fail(r, "out of memory");
+        g->turn = m;
         g->cap_text = cap;
+    }
+    zz_xx_turn *u = &g->turn[g->nturns];
+    memset(u, 0, sizeof *u);
+    u->kind = (uint8_t)kind;
+    u->player = r->pos.to_move;
+    u->cell = u->removed = -1;
+    if (kind == ZZ_XX_PLACE) {
+        u->rack = (uint8_t)r->placed_rack;
+        u->colour = (uint8_t)r->placed_colour;
+        u->cell = (int16_t)r->placed;
+        u->removed = (int16_t)r->removed;
+    } else if (kind == ZZ_XX_JUMPS) {
+        if (r->njumps > 32) return fail(r, "capture chain too long");
+        u->njumps = (uint8_t)r->njumps;
+        for (int i = 0; i < r->njumps; i++) { u->from[i] = (uint8_t)r->jf[i]; u->to[i] = (uint8_t)r->jt[i]; }
     }
     snprintf(g->text[g->nturns++], ZZ_NOTATION_MAX, "%s", t);
     return 0;
@@ -121,6 +140,10 @@ static int do_done(xrep *r) {
     char text[ZZ_NOTATION_MAX];
     if (r->st == S_OVER) return 0;
     if (r->resigning) {                        /* in any state, the set-up included (RESIGN_STATE) */
+        if (r->st == S_SETRING) {              /* resigned while setting up: keep the layout */
+            g->setup_rings = r->setup_rings;
+            for (int c = 0; c < ZZ_XX_CELLS; c++) g->layout[c] = r->pos.cell[c] != ZZ_XX_NONE ? ZZ_XX_RING : ZZ_XX_NONE;
+        }
         zz_xx_settle_isolation(&r->pos, me);
         g->final = r->pos;
         g->end = ZZ_END_RESIGN;
@@ -132,7 +155,8 @@ static int do_done(xrep *r) {
     case S_SETRING:
         snprintf(text, sizeof text, "setup %d rings", r->setup_rings);
         g->setup_rings = r->setup_rings;
-        if (add_text(r, text) < 0) return -1;
+        for (int c = 0; c < ZZ_XX_CELLS; c++) g->layout[c] = r->pos.cell[c] != ZZ_XX_NONE ? ZZ_XX_RING : ZZ_XX_NONE;
+        if (add_turn(r, ZZ_XX_SETUP, text) < 0) return -1;
         r->pos.to_move = (uint8_t)other(me);
         r->st = S_MOVE_OR_SWAP;
         r->first_turn = true;
@@ -140,7 +164,7 @@ static int do_done(xrep *r) {
         return 0;
     case S_SWAP_CONFIRM:
         g->swapped = 1;
-        if (add_text(r, "swap") < 0) return -1;
+        if (add_turn(r, ZZ_XX_SWAP, "swap") < 0) return -1;
         r->pos.to_move = (uint8_t)other(me);
         r->st = next_state(&r->pos);
         r->first_turn = false;
@@ -162,7 +186,7 @@ static int do_done(xrep *r) {
     zz_xx_pos before = r->pos;
     zz_xx_settle_isolation(&r->pos, me);
     turn_text(r, &before, &r->pos, text);
-    if (add_text(r, text) < 0) return -1;
+    if (add_turn(r, r->njumps ? ZZ_XX_JUMPS : ZZ_XX_PLACE, text) < 0) return -1;
     if (zz_is_winning_set(r->pos.cap[me])) {
         g->final = r->pos;
         g->end = ZZ_END_CAPTURE;
@@ -403,7 +427,9 @@ bool zz_sgf_is_extreme(const char *text, size_t len) {
 
 void zz_xx_game_free(zz_xx_game *g) {
     free(g->text);
+    free(g->turn);
     g->text = NULL;
+    g->turn = NULL;
     g->nturns = g->cap_text = 0;
 }
 
@@ -462,6 +488,7 @@ int zz_xx_sgf_parse(const char *text, size_t len, zz_xx_game *g, char *err, size
             any = true;
             if (!strcmp(id, "P0") || !strcmp(id, "P1") || !strcmp(id, "P-1")) rc = replay_op(&r, id[1] == '-' ? -1 : id[1] - '0', val);
             else if (!strcmp(id, "GM") && atoi(val) != 22) rc = fail(&r, "not a Zertz record (GM[%s])", val);
+            else if (!strcmp(id, "GN") && !g->game_name[0]) snprintf(g->game_name, sizeof g->game_name, "%s", val);
             while (p < end && isspace((unsigned char)*p)) { if (*p == '\n') line++; p++; }
         }
     }
