@@ -4,6 +4,7 @@
  * and read back), and the errors for turns the rules refuse. */
 #include "game/xx.h"
 #include "helpers.h"
+#include "render/draw_xx.h"
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,22 @@ START_TEST(hand_worked_game) {
     ck_assert(!memcmp(&h.final, &g.final, sizeof g.final) && h.winner == 0 && h.end == ZZ_END_RESIGN);
     zz_xx_game_free(&h);
     free(buf);
+    /* the picture: drawn; without e6's black marble it has far fewer near-black pixels */
+    rd_style st;
+    rd_style_default(&st);
+    st.width = 600;
+    long dark[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) g.final.cell[cell('E', 6)] = ZZ_XX_RING;
+        rd_canvas pic;
+        ck_assert_msg(rd_draw_xx(&g, &st, &pic, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(pic.w, 600);
+        ck_assert_int_gt(pic.h, 100);
+        for (int i = 0; i < pic.w * pic.h; i++)
+            dark[k] += pic.px[3 * i] < 50 && pic.px[3 * i + 1] < 50 && pic.px[3 * i + 2] < 50;
+        rd_canvas_free(&pic);
+    }
+    ck_assert_msg(dark[0] > dark[1] + 100, "dark pixels %ld with the marble, %ld without", dark[0], dark[1]);
     zz_xx_game_free(&g);
 }
 END_TEST
