@@ -1,4 +1,6 @@
-/* replay — replay Boardspace SGF game records with our rules and print one line per game.
+/* replay — replay Boardspace SGF game records with our rules and print one line per game
+ * (Zertz, Zertz+11, Zertz+24 and Zertz+H with the bitboard engine; Zertz+xx, Zèrtz Extreme, with
+ * its array-based replay, game/xx.h).
  *
  *   tools/replay [--check [MANIFEST]] [--moves] [--quiet] FILE|DIR...
  *
@@ -27,7 +29,10 @@ static void usage(FILE *f) {
             "usage: replay [options] FILE|DIR...\n"
             "Replays Boardspace SGF records (folders are searched for *.sgf) and prints, per game,\n"
             "the board, turns, result, captures and pool; or the line and reason it fails.\n"
-            "  --check [MANIFEST]  compare with the archive's manifest.csv (default: the manifest.csv\n"
+            "Every variant: Zertz (37 rings), Zertz+11 (48), Zertz+24 (61), Zertz+H (handicap set-up)\n"
+            "and Zertz+xx (Extreme: the rings the players set up on a 17x12 grid).\n"
+            "  --check [MANIFEST]  compare with the archive's manifest.csv (clean games, and every\n"
+            "                      Zertz+H and Zertz+xx game; default: the manifest.csv\n"
             "                      in the folder that holds sgf/ for each file, else in the current\n"
             "                      folder); MANIFEST is taken when it ends in .csv\n"
             "  --moves             also print every turn in official notation\n"
