@@ -6,10 +6,19 @@
  *     machine) is in our legal-move list, reads and writes back to the same notation, and equals
  *     the SGF replay's turn; at every position our generator's move set equals the set of a
  *     naive reference generator written here from Boardspace's own coordinates and rules;
+ *   - every Zertz+H game (handicap set-up in Edit mode, sgf/48-handicap) replays from its SGF
+ *     with the manifest's captures, pool, winner, end, turns and first player; every turn of it
+ *     equals normalized/48-handicap.jsonl's notation (except where that file folded set-up ring
+ *     removals into the first turn, e.g. "Wc4,h1,h2,h3,h4,b6": a text with two commas);
+ *   - every Zertz+xx (Extreme) game (sgf/xx-custom) replays with its own array engine (game/xx.h)
+ *     to the manifest's counts, writes back as SGF that replays to the same game, and every turn
+ *     equals normalized/xx-custom.jsonl's notation (the
+ *     set-up and swap turns, written "?SETRING" / "?SWAP_CONFIRM" there, are counted only);
  *   - games not clean either replay or fail with a message naming the line; none crashes.
  * Without the archive the suite says loudly that it was skipped, and why. */
 #include "game/manifest.h"
 #include "game/sgf.h"
+#include "game/xx.h"
 #include "helpers.h"
 #include <check.h>
 #include <stdlib.h>
@@ -230,6 +239,174 @@ START_TEST(every_turn_is_generated) {
 }
 END_TEST
 
+/* Zertz+H: the manifest marks them not clean (their set-up is flagged `edit`), but their final
+ * counts are the archive's; each must replay and agree (zz_manifest_checkable). */
+START_TEST(handicap_games) {
+    if (!dir) return;
+    int checked = 0, rows = 0;
+    char err[512], why[256], path[1024];
+    for (int i = 0; i < man.n; i++) {
+        const zz_manifest_row *r = &man.rows[i];
+        if (strcmp(r->variant, "Zertz+H") != 0) continue;
+        rows++;
+        TH_CHECK(zz_manifest_checkable(r), "%s: a Zertz+H row with flags %s / error %s", r->path, r->flags, r->replay_error);
+        snprintf(path, sizeof path, "%s/%s", dir, r->path);
+        zz_game g;
+        TH_CHECK(zz_sgf_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+        TH_CHECK(!strcmp(g.variant, "Zertz+H"), "%s: variant %s", r->path, g.variant);
+        TH_CHECK(zz_manifest_compare(r, &g, why, sizeof why) == 0, "%s: %s", r->path, why);
+        TH_CHECK(zz_pos_validate(&g.start) == NULL && zz_pos_validate(&g.final) == NULL, "%s: inconsistent", r->path);
+        zz_game_free(&g);
+        checked++;
+    }
+    /* turn by turn against the archive's notation */
+    snprintf(path, sizeof path, "%s/normalized/48-handicap.jsonl", dir);
+    FILE *in = fopen(path, "r");
+    TH_CHECK(in != NULL, "cannot open %s", path);
+    char *line = NULL;
+    size_t cap = 0;
+    int games = 0, turns = 0, folded = 0;
+    while (getline(&line, &cap, in) > 0) {
+        char gpath[256], sgf[1024];
+        TH_CHECK(json_str(line, "\"path\"", gpath, sizeof gpath), "bad line in %s", path);
+        snprintf(sgf, sizeof sgf, "%s/%s", dir, gpath);
+        zz_game g;
+        TH_CHECK(zz_sgf_read_file(sgf, &g, err, sizeof err) == 0, "%s", err);
+        int t = 0;
+        for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
+            const char *q = strchr(s, '"');
+            if (!q) break;
+            const char *e = strchr(q + 1, '"');
+            char text[ZZ_NOTATION_MAX];
+            snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
+            s = e + 1;
+            if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+            TH_CHECK(t < g.nturns, "%s: more turns in the notation than in the replay", gpath);
+            const char *c1 = strchr(text, ',');
+            if (c1 && strchr(c1 + 1, ',')) folded++;
+            else TH_CHECK(!strcmp(g.turns[t].text, text), "%s turn %d: replay %s, archive %s", gpath, t + 1, g.turns[t].text, text);
+            t++;
+            turns++;
+        }
+        TH_CHECK(t == g.nturns, "%s: %d turns in the notation, %d replayed", gpath, t, g.nturns);
+        zz_game_free(&g);
+        games++;
+    }
+    free(line);
+    fclose(in);
+    ck_assert_int_eq(games, rows);
+    printf("parity: %d Zertz+H (handicap) games replayed from SGF, all equal to the manifest; %d turns equal the "
+           "archive's notation (%d with set-up removals folded in, not compared)\n", checked, turns - folded, folded);
+    /* The manifest's `rings` says 48 for every Zertz+H game (the SU tag's board), but one record
+     * changes the board in its set-up (`SetBoard Zertz`): it is a 37-ring game.  Proof from the
+     * record: on 48 rings its first turn's removal of d7 is illegal (d7 is surrounded there). */
+    const char *k = "sgf/48-handicap/2021/U_ZXX-kartoved24-PaulNotGam-2021-08-06-1516.sgf";
+    const zz_manifest_row *kr = zz_manifest_find(&man, k);
+    TH_CHECK(kr && kr->rings == 48, "%s: manifest row", k);
+    snprintf(path, sizeof path, "%s/%s", dir, k);
+    zz_game g;
+    TH_CHECK(zz_sgf_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+    TH_CHECK(g.board == ZZ_B37, "%s: replayed on %d rings", k, zz_board_get(g.board)->rings);
+    zz_game_free(&g);
+    FILE *f = fopen(path, "rb");
+    TH_CHECK(f != NULL, "%s", path);
+    static char text[1 << 16], cut[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f), m = 0;
+    fclose(f);
+    text[n] = 0;
+    for (char *l = text; *l;) {                         /* the record without its SetBoard line */
+        char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l + 1) : strlen(l);
+        if (!memmem(l, len, "SetBoard", 8)) { memcpy(cut + m, l, len); m += len; }
+        l += len;
+    }
+    TH_CHECK(zz_sgf_parse(cut, m, &g, err, sizeof err) == -1 && strstr(err, "illegal ring removal"),
+             "%s without SetBoard: %s", k, err);
+    zz_game_free(&g);
+    ck_assert_int_eq(checked, rows);
+    ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
+START_TEST(extreme_games) {
+    if (!dir) return;
+    int checked = 0, rows = 0;
+    char err[512], why[256], path[1024];
+    for (int i = 0; i < man.n; i++) {
+        const zz_manifest_row *r = &man.rows[i];
+        if (strcmp(r->variant, "Zertz+xx") != 0) continue;
+        rows++;
+        TH_CHECK(zz_manifest_checkable(r), "%s: a Zertz+xx row with flags %s / error %s", r->path, r->flags, r->replay_error);
+        snprintf(path, sizeof path, "%s/%s", dir, r->path);
+        zz_xx_game g;
+        TH_CHECK(zz_xx_read_file(path, &g, err, sizeof err) == 0, "%s", err);
+        int turns = g.nturns + (g.end == ZZ_END_RESIGN);
+        TH_CHECK(zz_manifest_compare_counts(r, (const uint8_t(*)[3])g.final.cap, g.final.pool, g.end, g.winner, turns,
+                                            g.first_player, why, sizeof why) == 0, "%s: %s", r->path, why);
+        {                                              /* written as SGF and read back: the same game */
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&buf, &len);
+            TH_CHECK(f && zz_xx_sgf_write(f, &g) == 0, "%s: write", r->path);
+            fclose(f);
+            zz_xx_game h;
+            TH_CHECK(zz_xx_sgf_parse(buf, len, &h, err, sizeof err) == 0, "%s: written copy: %s", r->path, err);
+            TH_CHECK(h.nturns == g.nturns && h.winner == g.winner && h.end == g.end && h.swapped == g.swapped,
+                     "%s: written copy differs", r->path);
+            for (int t = 0; t < g.nturns; t++) TH_CHECK(!strcmp(h.text[t], g.text[t]), "%s: written copy turn %d", r->path, t + 1);
+            TH_CHECK(!memcmp(&h.final, &g.final, sizeof g.final), "%s: written copy's final position", r->path);
+            zz_xx_game_free(&h);
+            free(buf);
+        }
+        for (int c = 0; c < 3; c++) {                  /* 24 marbles in all */
+            int on = 0;
+            for (int k = 0; k < ZZ_XX_CELLS; k++) on += g.final.cell[k] == 2 + c;
+            TH_CHECK(on + g.final.pool[c] + g.final.cap[0][c] + g.final.cap[1][c] == ZZ_START_POOL[c], "%s: marble count", r->path);
+        }
+        zz_xx_game_free(&g);
+        checked++;
+    }
+    snprintf(path, sizeof path, "%s/normalized/xx-custom.jsonl", dir);
+    FILE *in = fopen(path, "r");
+    TH_CHECK(in != NULL, "cannot open %s", path);
+    char *line = NULL;
+    size_t cap = 0;
+    int games = 0, turns = 0, setup = 0;
+    while (getline(&line, &cap, in) > 0) {
+        char gpath[256], sgf[1024];
+        TH_CHECK(json_str(line, "\"path\"", gpath, sizeof gpath), "bad line in %s", path);
+        snprintf(sgf, sizeof sgf, "%s/%s", dir, gpath);
+        zz_xx_game g;
+        TH_CHECK(zz_xx_read_file(sgf, &g, err, sizeof err) == 0, "%s", err);
+        int t = 0;
+        for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
+            const char *q = strchr(s, '"');
+            if (!q) break;
+            const char *e = strchr(q + 1, '"');
+            char text[ZZ_NOTATION_MAX];
+            snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
+            s = e + 1;
+            if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+            TH_CHECK(t < g.nturns, "%s: more turns in the notation than in the replay", gpath);
+            if (text[0] == '?') setup++;
+            else TH_CHECK(!strcmp(g.text[t], text), "%s turn %d: replay %s, archive %s", gpath, t + 1, g.text[t], text);
+            t++;
+            turns++;
+        }
+        TH_CHECK(t == g.nturns, "%s: %d turns in the notation, %d replayed", gpath, t, g.nturns);
+        zz_xx_game_free(&g);
+        games++;
+    }
+    free(line);
+    fclose(in);
+    ck_assert_int_eq(games, rows);
+    printf("parity: %d Zertz+xx (Extreme) games replayed, all equal to the manifest; %d turns equal the archive's notation"
+           " (and %d set-up/swap turns counted)\n", checked, turns - setup, setup);
+    ck_assert_int_eq(checked, rows);
+    ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
 START_TEST(unclean_games_fail_cleanly) {
     if (!dir) return;
     int replayed = 0, refused = 0;
@@ -272,6 +449,8 @@ int main(void) {
     tcase_add_test(t, clean_games_48);
     tcase_add_test(t, clean_games_61);
     tcase_add_test(t, every_turn_is_generated);
+    tcase_add_test(t, handicap_games);
+    tcase_add_test(t, extreme_games);
     tcase_add_test(t, unclean_games_fail_cleanly);
     suite_add_tcase(s, t);
     int rc = th_run(s);

@@ -38,6 +38,9 @@ static void usage(FILE *f) {
                "  --cmd-timeout MS  milliseconds a cmd: engine has for each answer, 1..%d (default\n"
                "                    $%s, else %d; bestmove: plus the move's time); an\n"
                "                    engine that does not answer in time is stopped and loses\n"
+               "  --handicap [A:|B:]W,G,B  Zertz+H: agent B (or A) starts every game with W white, G grey\n"
+               "                    and B black marbles moved from the pool into its captures, whichever\n"
+               "                    colour it plays (e.g. --handicap 1,0,0); games are written SU[Zertz+H]\n"
                "  --quiet           no line per finished game on stderr\n"
                "  -h, --help        this text\n",
             MCTS_CMD_TIMEOUT_MAX_MS, MCTS_CMD_TIMEOUT_ENV, MCTS_CMD_TIMEOUT_DEFAULT_MS);
@@ -47,6 +50,26 @@ static void usage(FILE *f) {
 /* One option at argv[*i] (its value, if any, after it).  1: taken; 0: not an option of ours;
  * -1: a bad value (reported). */
 static int opening_plies = 2;
+static zz_handicap handicap;
+
+/* --handicap [A:|B:]W,G,B: the agent receiving the marbles in handicap.player (0 A, 1 B). */
+static int handicap_opt(int argc, char **argv, int *i, mcts_match_config *c) {
+    const char *v = cli_value(TOOL, argc, argv, i);
+    if (!v) return -1;
+    int agent = 1;
+    if ((v[0] == 'A' || v[0] == 'B') && v[1] == ':') { agent = v[0] == 'B'; v += 2; }
+    char err[160];
+    if (zz_handicap_parse(v, &handicap, err, sizeof err) != 0 || strchr(v, ':')) {
+        cli_bad(TOOL, "--handicap", "expected [A:|B:]W,G,B, e.g. B:1,0,0 (counts 0..10)");
+        return -1;
+    }
+    zz_pos p;                                  /* refuse what no game could start with */
+    zz_pos_init(&p, c->board);
+    if (zz_handicap_apply(&p, &handicap, err, sizeof err) != 0) { cli_bad(TOOL, "--handicap", err); return -1; }
+    handicap.player = agent;
+    c->handicap = &handicap;
+    return 1;
+}
 
 static int parse_option(int argc, char **argv, int *i, mcts_match_config *c) {
     const char *a = argv[*i];
@@ -54,6 +77,7 @@ static int parse_option(int argc, char **argv, int *i, mcts_match_config *c) {
     int rings;
     long cap, ms;
     if (!strcmp(a, "--quiet")) { c->progress = NULL; return 1; }
+    if (!strcmp(a, "--handicap")) return handicap_opt(argc, argv, i, c);
     if (!strcmp(a, "--games")) return cli_int_opt(TOOL, argc, argv, i, 1, 1000000, &c->games) ? 1 : -1;
     if (!strcmp(a, "--parallel")) return cli_int_opt(TOOL, argc, argv, i, 1, 1024, &c->parallel) ? 1 : -1;
     if (!strcmp(a, "--threads")) return cli_int_opt(TOOL, argc, argv, i, 1, 256, &c->agent_threads) ? 1 : -1;
@@ -116,6 +140,9 @@ int main(int argc, char **argv) {
     printf("arena: A = %s, B = %s: %d games on %d rings, %d at once, seed %llu, %d openings of %d random plies\n",
            c.spec[0], c.spec[1], c.games, zz_board_get(c.board)->rings, c.parallel, (unsigned long long)c.seed,
            c.nopenings, opening_plies);
+    if (c.handicap)
+        printf("arena: Zertz+H: agent %c starts every game with %d/%d/%d (white/grey/black) in its captures\n",
+               c.handicap->player ? 'B' : 'A', c.handicap->wgb[0], c.handicap->wgb[1], c.handicap->wgb[2]);
     fflush(stdout);
     mcts_match_result r;
     int rc = mcts_match_run(&c, &r, err, sizeof err);

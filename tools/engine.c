@@ -1,6 +1,6 @@
 /* engine.c — our engine on stdin/stdout, speaking the line protocol of src/mcts/PROTOCOL.md.
  *
- *   engine [--agent SPEC] [--threads N] [--seed S]
+ *   engine [--agent SPEC] [--threads N] [--seed S] [--handicap P:W,G,B]
  *
  * SPEC is any agent of src/mcts/agent.h.  Default: the shipped network (weights/zertz37.ckpt, see
  * mcts_default_weights) searching 1 s per move, or uct:20000 when no network is shipped.
@@ -22,6 +22,8 @@ static void usage(FILE *f) {
                "                 or %s when none is shipped)\n"
                "  --threads N    search threads unless SPEC says, 1..256 (default 1)\n"
                "  --seed S       random seed, 0..2^64-1 (default 1)\n"
+               "  --handicap P:W,G,B  Zertz+H: player P (0 or 1) starts every game with W white, G grey\n"
+               "                 and B black marbles from the pool in its captures (W,G,B alone: P1)\n"
                "  -h, --help     this text\n", MCTS_DEFAULT_PLAYER, MCTS_FALLBACK_PLAYER);
     mcts_agent_help(f);
 }
@@ -31,17 +33,26 @@ int main(int argc, char **argv) {
     const char *spec = NULL;
     int threads = 1;
     uint64_t seed = 1;
+    const char *handicap = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) { usage(stdout); return 0; }
         else if (!strcmp(a, "--agent")) { if (!(spec = cli_value(TOOL, argc, argv, &i))) return 2; }
         else if (!strcmp(a, "--threads")) { if (!cli_int_opt(TOOL, argc, argv, &i, 1, 256, &threads)) return 2; }
         else if (!strcmp(a, "--seed")) { if (!cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &seed)) return 2; }
+        else if (!strcmp(a, "--handicap")) { if (!(handicap = cli_value(TOOL, argc, argv, &i))) return 2; }
         else return cli_unknown(TOOL, a);
     }
     char check[512];
     if (spec && mcts_agent_check_spec(spec, check, sizeof check) != 0) return cli_bad(TOOL, "--agent", check);
     char err[512], path[1100];
+    zz_handicap h;
+    if (handicap) {
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        if (zz_handicap_parse(handicap, &h, err, sizeof err) != 0 || zz_handicap_apply(&p, &h, err, sizeof err) != 0)
+            return cli_bad(TOOL, "--handicap", err);
+    }
     if (!spec) {
         spec = mcts_default_weights(ZZ_B37, path, sizeof path) == 0 ? MCTS_DEFAULT_PLAYER : MCTS_FALLBACK_PLAYER;
         if (spec == (const char *)MCTS_FALLBACK_PLAYER)
@@ -50,6 +61,11 @@ int main(int argc, char **argv) {
     mcts_session *s = mcts_session_new(spec, threads, seed, err, sizeof err);
     if (!s) {
         fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
+        return 1;
+    }
+    if (handicap && mcts_session_set_handicap(s, &h, err, sizeof err) != 0) {
+        fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
+        mcts_session_free(s);
         return 1;
     }
     mcts_session_run(s, stdin, stdout);

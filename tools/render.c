@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "render/draw_heat.h"
 #include "render/draw_position.h"
+#include "render/draw_xx.h"
 #include "render/draw_sequence.h"
 #include "render/input.h"
 #include "render/png.h"
@@ -283,6 +284,24 @@ int main(int argc, char **argv) {
 
     char err[1024];
     zz_game g;
+    if (nfiles == 1) {                 /* Zertz+xx (Extreme): the final position only (game/xx.h) */
+        zz_xx_game xg;
+        int xrc = zz_xx_read_file(argv[optind], &xg, err, sizeof err);
+        if (xrc != 1) {
+            if (xrc < 0) { fprintf(stderr, "zertz: %s\n", err); rc = 1; }
+            else if (sequence || turn >= 0 || iters || visits_path || names)
+                rc = bad_usage(argv[optind], "a Zertz+xx (Extreme) game is drawn as its final position only "
+                                             "(no --turn, --sequence, --heatmap, --visits or --names)");
+            else {
+                rd_canvas pic = { 0, 0, NULL };
+                if (rd_draw_xx(&xg, &st, &pic, err, sizeof err) != 0) rc = fail("render", err);
+                else if (rd_png_write(&pic, out, err, sizeof err) != 0) { fprintf(stderr, "zertz: %s\n", err); rc = 1; }
+                rd_canvas_free(&pic);
+            }
+            zz_xx_game_free(&xg);
+            goto done;
+        }
+    }
     if (nfiles == 1) {
         if (load_file(argv[optind], (int)rings, &g, err, sizeof err) != 0) {
             zz_game_free(&g);

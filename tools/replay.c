@@ -1,4 +1,6 @@
-/* replay — replay Boardspace SGF game records with our rules and print one line per game.
+/* replay — replay Boardspace SGF game records with our rules and print one line per game
+ * (Zertz, Zertz+11, Zertz+24 and Zertz+H with the bitboard engine; Zertz+xx, Zèrtz Extreme, with
+ * its array-based replay, game/xx.h).
  *
  *   tools/replay [--check [MANIFEST]] [--moves] [--quiet] FILE|DIR...
  *
@@ -6,12 +8,14 @@
  * game that differs from the manifest as "zertz: replay: PATH: differs from the manifest: why"
  * (games the manifest marks not clean, refused as expected, are a line on stdout).  With --check,
  * each game is also compared with manifest.csv (found beside the sgf/ folder, or given), and the
- * exit status is non-zero when any clean game differs.  Bad usage: "zertz: replay: WHAT: WHY",
+ * exit status is non-zero when any clean game differs (Zertz+H and Zertz+xx games, never clean
+ * because of their set-up, are compared too: zz_manifest_checkable).  Bad usage: "zertz: replay: WHAT: WHY",
  * exit status 2 (tools/cli.h). */
 #include "cli.h"
 #include "game/manifest.h"
 #include "game/sgf.h"
 #include "game/sgf_files.h"
+#include "game/xx.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +29,10 @@ static void usage(FILE *f) {
             "usage: replay [options] FILE|DIR...\n"
             "Replays Boardspace SGF records (folders are searched for *.sgf) and prints, per game,\n"
             "the board, turns, result, captures and pool; or the line and reason it fails.\n"
-            "  --check [MANIFEST]  compare with the archive's manifest.csv (default: the manifest.csv\n"
+            "Every variant: Zertz (37 rings), Zertz+11 (48), Zertz+24 (61), Zertz+H (handicap set-up)\n"
+            "and Zertz+xx (Extreme: the rings the players set up on a 17x12 grid).\n"
+            "  --check [MANIFEST]  compare with the archive's manifest.csv (clean games, and every\n"
+            "                      Zertz+H and Zertz+xx game; default: the manifest.csv\n"
             "                      in the folder that holds sgf/ for each file, else in the current\n"
             "                      folder); MANIFEST is taken when it ends in .csv\n"
             "  --moves             also print every turn in official notation\n"
@@ -96,16 +103,48 @@ int main(int argc, char **argv) {
             row = zz_manifest_find(&man, path);
             if (!row) unlisted++;
         }
+        zz_xx_game xg;                            /* Zertz+xx (Extreme): its own replay (game/xx.h) */
+        int xrc = zz_xx_read_file(path, &xg, err, sizeof err);
+        if (xrc != 1) {
+            if (xrc < 0) {
+                if (row && !zz_manifest_checkable(row)) { expected_fail++; if (!quiet) printf("ERROR (not clean: %s) %s\n", row->flags, err); }
+                else { failed++; fprintf(stderr, "zertz: %s: %s\n", TOOL, err); }
+                zz_xx_game_free(&xg);
+                continue;
+            }
+            const zz_xx_pos *f = &xg.final;
+            char why[256] = "";
+            int turns = xg.nturns + (xg.end == ZZ_END_RESIGN);
+            bool bad = row && zz_manifest_checkable(row) &&
+                       zz_manifest_compare_counts(row, (const uint8_t(*)[3])f->cap, f->pool, xg.end, xg.winner, turns,
+                                                  xg.first_player, why, sizeof why) < 0;
+            if (bad) { mismatched++; fprintf(stderr, "zertz: %s: %s: differs from the manifest: %s\n", TOOL, path, why); }
+            else ok++;
+            if (!quiet) {
+                char who[32] = "no winner";
+                if (xg.winner >= 0) snprintf(who, sizeof who, "winner P%d", xg.winner);
+                int rings = 0;
+                for (int c = 0; c < ZZ_XX_CELLS; c++) rings += f->cell[c] != ZZ_XX_NONE;
+                printf("%s: Zertz+xx, %d rings set up (%d left)%s, %d turns, %s by %s; captures P0 %d/%d/%d P1 %d/%d/%d; pool %d/%d/%d%s\n",
+                       path, xg.setup_rings, rings, xg.swapped ? ", swapped" : "", xg.nturns, who, zz_end_name(xg.end),
+                       f->cap[0][0], f->cap[0][1], f->cap[0][2], f->cap[1][0], f->cap[1][1], f->cap[1][2], f->pool[0],
+                       f->pool[1], f->pool[2], row ? (zz_manifest_checkable(row) ? " [manifest ok]" : " [not clean in manifest]") : "");
+                if (moves)
+                    for (int t = 0; t < xg.nturns; t++) printf("  %3d %s\n", t + 1, xg.text[t]);
+            }
+            zz_xx_game_free(&xg);
+            continue;
+        }
         zz_game g;
         if (zz_sgf_read_file(path, &g, err, sizeof err) < 0) {
-            if (row && !row->clean) { expected_fail++; if (!quiet) printf("ERROR (not clean: %s) %s\n", row->flags, err); }
+            if (row && !zz_manifest_checkable(row)) { expected_fail++; if (!quiet) printf("ERROR (not clean: %s) %s\n", row->flags, err); }
             else { failed++; fprintf(stderr, "zertz: %s: %s\n", TOOL, err); }
             zz_game_free(&g);
             continue;
         }
         const zz_pos *f = &g.final;
         char why[256] = "";
-        bool bad = row && row->clean && zz_manifest_compare(row, &g, why, sizeof why) < 0;
+        bool bad = row && zz_manifest_checkable(row) && zz_manifest_compare(row, &g, why, sizeof why) < 0;
         if (bad) { mismatched++; fprintf(stderr, "zertz: %s: %s: differs from the manifest: %s\n", TOOL, path, why); }
         else ok++;
         if (!quiet) {
@@ -113,7 +152,7 @@ int main(int argc, char **argv) {
             if (g.winner >= 0) snprintf(who, sizeof who, "winner P%d", g.winner);
             printf("%s: %d rings, %d turns, %s by %s; captures P0 %d/%d/%d P1 %d/%d/%d; pool %d/%d/%d%s\n", path,
                    zz_board_get(g.board)->rings, g.nturns, who, zz_end_name(g.end), f->cap[0][0], f->cap[0][1], f->cap[0][2], f->cap[1][0],
-                   f->cap[1][1], f->cap[1][2], f->pool[0], f->pool[1], f->pool[2], row ? (row->clean ? " [manifest ok]" : " [not clean in manifest]") : "");
+                   f->cap[1][1], f->cap[1][2], f->pool[0], f->pool[1], f->pool[2], row ? (zz_manifest_checkable(row) ? " [manifest ok]" : " [not clean in manifest]") : "");
             if (moves)
                 for (int t = 0; t < g.nturns; t++) printf("  %3d P%d %s\n", t + 1, g.turns[t].player, g.turns[t].text);
         }

@@ -123,38 +123,59 @@ const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path) 
     return NULL;
 }
 
+bool zz_manifest_checkable(const zz_manifest_row *r) {
+    if (r->clean) return true;
+    if (strcmp(r->variant, "Zertz+H") != 0 && strcmp(r->variant, "Zertz+xx") != 0) return false;
+    if (r->replay_error[0]) return false;
+    static const char *const SETUP[] = { "edit", "op_edit", "op_setboard", "op_r+", "op_swap", "placed_from_own_captures" };
+    for (const char *f = r->flags; *f;) {          /* "key=n;key=n..." */
+        size_t k = strcspn(f, "=;");
+        bool ok = false;
+        for (size_t i = 0; i < sizeof SETUP / sizeof *SETUP; i++)
+            if (strlen(SETUP[i]) == k && !strncmp(f, SETUP[i], k)) ok = true;
+        if (!ok) return false;
+        f += strcspn(f, ";");
+        if (*f == ';') f++;
+    }
+    return true;
+}
+
 int zz_manifest_compare(const zz_manifest_row *r, const zz_game *g, char *why, size_t whylen) {
-    const zz_pos *f = &g->final;
+    int turns = g->nturns + (g->end == ZZ_END_RESIGN);   /* the manifest counts a resignation as a turn */
+    return zz_manifest_compare_counts(r, (const uint8_t(*)[3])g->final.cap, g->final.pool, g->end, g->winner, turns,
+                                      g->first_player, why, whylen);
+}
+
+int zz_manifest_compare_counts(const zz_manifest_row *r, const uint8_t cap[2][3], const uint8_t pool[3], int end,
+                               int winner, int turns, int first_player, char *why, size_t whylen) {
     for (int p = 0; p < 2; p++)
-        if (f->cap[p][0] != r->cap[p][0] || f->cap[p][1] != r->cap[p][1] || f->cap[p][2] != r->cap[p][2]) {
-            snprintf(why, whylen, "P%d captured %d/%d/%d, manifest says %d/%d/%d", p, f->cap[p][0], f->cap[p][1],
-                     f->cap[p][2], r->cap[p][0], r->cap[p][1], r->cap[p][2]);
+        if (cap[p][0] != r->cap[p][0] || cap[p][1] != r->cap[p][1] || cap[p][2] != r->cap[p][2]) {
+            snprintf(why, whylen, "P%d captured %d/%d/%d, manifest says %d/%d/%d", p, cap[p][0], cap[p][1], cap[p][2],
+                     r->cap[p][0], r->cap[p][1], r->cap[p][2]);
             return -1;
         }
-    if (f->pool[0] != r->pool[0] || f->pool[1] != r->pool[1] || f->pool[2] != r->pool[2]) {
-        snprintf(why, whylen, "pool %d/%d/%d, manifest says %d/%d/%d", f->pool[0], f->pool[1], f->pool[2],
-                 r->pool[0], r->pool[1], r->pool[2]);
+    if (pool[0] != r->pool[0] || pool[1] != r->pool[1] || pool[2] != r->pool[2]) {
+        snprintf(why, whylen, "pool %d/%d/%d, manifest says %d/%d/%d", pool[0], pool[1], pool[2], r->pool[0], r->pool[1],
+                 r->pool[2]);
         return -1;
     }
     /* One old record (a stale Resign earlier in the game) is labelled "resign" although its last
      * turn completed a winning set for the same winner: a capture win is what the rules see. */
-    bool stale_resign = g->end == ZZ_END_CAPTURE && !strcmp(r->end, "resign") && g->winner == r->winner;
-    if (strcmp(zz_end_name(g->end), r->end) != 0 && !stale_resign) {
-        snprintf(why, whylen, "ended by %s, manifest says %s", zz_end_name(g->end), r->end);
+    bool stale_resign = end == ZZ_END_CAPTURE && !strcmp(r->end, "resign") && winner == r->winner;
+    if (strcmp(zz_end_name((zz_end)end), r->end) != 0 && !stale_resign) {
+        snprintf(why, whylen, "ended by %s, manifest says %s", zz_end_name((zz_end)end), r->end);
         return -1;
     }
-    if (g->winner != r->winner) {
-        snprintf(why, whylen, "winner %d, manifest says %d", g->winner, r->winner);
+    if (winner != r->winner) {
+        snprintf(why, whylen, "winner %d, manifest says %d", winner, r->winner);
         return -1;
     }
-    /* the manifest counts a resignation as a turn of its own */
-    int turns = g->nturns + (g->end == ZZ_END_RESIGN);
     if (turns != r->turns) {
         snprintf(why, whylen, "%d turns, manifest says %d", turns, r->turns);
         return -1;
     }
-    if (g->first_player != r->first_player) {
-        snprintf(why, whylen, "first player %d, manifest says %d", g->first_player, r->first_player);
+    if (first_player != r->first_player) {
+        snprintf(why, whylen, "first player %d, manifest says %d", first_player, r->first_player);
         return -1;
     }
     return 0;

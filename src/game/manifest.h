@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     char path[192];          /* relative to the archive folder, e.g. sgf/37/2006/x.sgf */
@@ -31,6 +32,16 @@ int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen)
 void zz_manifest_free(zz_manifest *m);
 /* The row whose path ends with the given path's last components (NULL when absent). */
 const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path);
+
+/* Whether a row's game is compared with its final counts: every clean game, and the Zertz+H games
+ * and Zertz+xx games (never clean: their set-up is flagged `edit`, `op_edit`, `op_setboard`,
+ * `op_r+`, `op_swap`) that have no replay error and no flag beyond those set-up operations and
+ * `placed_from_own_captures` (legal). */
+bool zz_manifest_checkable(const zz_manifest_row *r);
+
+/* The same comparison from the counts of any replay (Zertz+xx games are not zz_games). */
+int zz_manifest_compare_counts(const zz_manifest_row *r, const uint8_t cap[2][3], const uint8_t pool[3], int end,
+                               int winner, int turns, int first_player, char *why, size_t whylen);
 
 /* Compare a replayed game with its row: final captures, pool, end, winner, turns, first player.
  * Returns 0 when they agree, else -1 with the first difference in why. */

@@ -4,8 +4,16 @@
  * nodes, Resign/WinOnTime, in-turn undos (BtoR, R+, a jump straight back, re-placing the marble
  * just placed).  Every completed turn is checked against the rules (zz_is_legal) before it is
  * committed, so a record that Boardspace's lenient Execute accepted but the rules refuse is an
- * error naming the line. */
+ * error naming the line.
+ *
+ * Set-up (Zertz+H, RULES.md §4): a record may open with `Edit` (Boardspace's puzzle mode) before
+ * any turn; until `Start Pn` the operations edit the position freely, as GameBoard.Execute does
+ * in PUZZLE_STATE: RtoR between racks (the handicap), RtoB / BtoB / BtoR / R- / R+ without rule
+ * checks, and `SetBoard VARIANT`, which starts over on that board (full pool, no captures,
+ * GameBoard.doInit).  Start ends the set-up: the edited position is the game's start position
+ * and Pn moves first.  Edit after the first turn (history editing) stays an error. */
 #include "sgf.h"
+#include "handicap.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +33,7 @@ typedef struct {
     int jump_from[ZZ_MAX_CHAIN], jump_to[ZZ_MAX_CHAIN];
     bool resigning;
     bool started, has_dones;
+    bool editing;               /* inside an Edit set-up before Start (puzzle mode) */
     bool result_draw;           /* RE[...] says the game is a draw */
     int line;
     char *err;
@@ -255,6 +264,122 @@ static int op_rplus(replay *r, const char *s) {
     return 0;
 }
 
+/* The board of a Boardspace variant name (Zertz+H is the 48-ring board), or -1. */
+static int variant_board(const char *v) {
+    for (int k = 0; k < ZZ_NBOARDS; k++)
+        if (!strcasecmp(v, zz_board_get((zz_board_kind)k)->variant)) return k;
+    if (!strcasecmp(v, ZZ_VARIANT_HANDICAP)) return ZZ_B48;
+    return -1;
+}
+
+/* Start over on a board: every ring, full pool, no captures (keeps names, variant, header). */
+static void reset_board(replay *r, zz_board_kind kind) {
+    zz_game *g = r->g;
+    zz_game keep = *g;
+    zz_game_free(g);
+    zz_game_init(g, kind);
+    memcpy(g->player_name, keep.player_name, sizeof g->player_name);
+    memcpy(g->game_name, keep.game_name, sizeof g->game_name);
+    memcpy(g->date, keep.date, sizeof g->date);
+    if (!strcmp(keep.variant, ZZ_VARIANT_HANDICAP)) memcpy(g->variant, keep.variant, sizeof g->variant);
+    r->pos = g->start;
+}
+
+/* A rack number of an RtoR/RtoB/BtoR: 0 or 1 a player's captures, 2 the pool. */
+static uint8_t *rack_of(zz_pos *p, int rack) { return rack == 2 ? p->pool : p->cap[rack]; }
+
+/* One operation of an Edit set-up (puzzle mode), applied to r->pos without rule checks, as
+ * Boardspace does; only what would break the position's invariants is refused. */
+static int edit_op(replay *r, const char *word, const char *s) {
+    zz_pos *p = &r->pos;
+    if (!strcmp(word, "edit") || !strcmp(word, "done")) return 0;    /* Done in puzzle mode: nothing */
+    if (!strcmp(word, "setboard")) {
+        while (*s == ' ') s++;
+        char v[32];
+        int n = 0;
+        while (s[n] && s[n] != ' ' && n < 31) { v[n] = s[n]; n++; }
+        v[n] = 0;
+        int kind = variant_board(v);
+        if (kind < 0) return fail(r, "SetBoard %s: %s", v, !strcasecmp(v, "Zertz+xx") ? "Zertz+xx (custom board) is not supported" : "unknown board");
+        reset_board(r, (zz_board_kind)kind);
+        return 0;
+    }
+    if (!strcmp(word, "rtor")) {
+        int a, c, b;
+        if (parse_int(&s, &a) < 0 || parse_int(&s, &c) < 0 || parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
+        if (a < 0 || a > 2 || b < 0 || b > 2 || c < 0 || c > 2) return fail(r, "RtoR %d %d %d: bad rack or colour", a, c, b);
+        if (a == b) return 0;
+        if (!rack_of(p, a)[c]) return fail(r, "RtoR: rack %d holds no marble of colour %d", a, c);
+        rack_of(p, a)[c]--;
+        rack_of(p, b)[c]++;
+        return 0;
+    }
+    if (!strcmp(word, "rtob")) {
+        int rack, c;
+        if (parse_int(&s, &rack) < 0 || parse_int(&s, &c) < 0) return fail(r, "RtoB needs a rack and a colour");
+        int cell = parse_colrow(r, &s);
+        if (cell < 0) return -1;
+        if (rack < 0 || rack > 2 || c < 0 || c > 2) return fail(r, "RtoB %d %d: bad rack or colour", rack, c);
+        if (!rack_of(p, rack)[c]) return fail(r, "RtoB: rack %d holds no marble of colour %d", rack, c);
+        if (!zz_has(zz_vacant(p), cell)) return fail(r, "RtoB: the target is not a vacant ring");
+        rack_of(p, rack)[c]--;
+        p->marble[c] |= zz_bit(cell);
+        return 0;
+    }
+    if (!strcmp(word, "btor")) {
+        int cell = parse_colrow(r, &s), rack;
+        if (cell < 0) return -1;
+        if (parse_int(&s, &rack) < 0 || rack < 0 || rack > 2) return fail(r, "BtoR needs a rack 0, 1 or 2");
+        int c = zz_colour_at(p, cell);
+        if (c < 0) return fail(r, "BtoR: no marble there");
+        p->marble[c] &= ~zz_bit(cell);
+        rack_of(p, rack)[c]++;
+        return 0;
+    }
+    if (!strcmp(word, "btob")) {
+        int from = parse_colrow(r, &s);
+        if (from < 0) return -1;
+        int to = parse_colrow(r, &s);
+        if (to < 0) return -1;
+        if (from == to) return 0;
+        int c = zz_colour_at(p, from);
+        if (c < 0) return fail(r, "BtoB: no marble there");
+        if (!zz_has(zz_vacant(p), to)) return fail(r, "BtoB: the target is not a vacant ring");
+        p->marble[c] = (p->marble[c] & ~zz_bit(from)) | zz_bit(to);
+        return 0;
+    }
+    if (!strcmp(word, "r-")) {
+        int cell = parse_colrow(r, &s);
+        if (cell < 0) return -1;
+        if (!zz_has(zz_vacant(p), cell)) return fail(r, "R-: not a vacant ring");
+        p->rings &= ~zz_bit(cell);
+        return 0;
+    }
+    if (!strcmp(word, "r+")) {
+        int cell = parse_colrow(r, &s);
+        if (cell < 0) return -1;
+        if (zz_has(p->rings, cell)) return fail(r, "R+: there is a ring already");
+        p->rings |= zz_bit(cell);
+        return 0;
+    }
+    return fail(r, "%s during the Edit set-up (before Start) is not supported", word);
+}
+
+/* Start Pn after an Edit set-up: the edited position becomes the start position. */
+static int end_setup(replay *r, int who) {
+    zz_pos *p = &r->pos;
+    const char *bad = zz_pos_validate(p);
+    if (bad) return fail(r, "Start: the set-up position is inconsistent (%s)", bad);
+    for (int pl = 0; pl < 2; pl++)
+        if (zz_is_winning_set(p->cap[pl])) return fail(r, "Start: the set-up already gives P%d a winning set", pl);
+    p->to_move = (uint8_t)who;
+    r->editing = false;
+    r->started = true;
+    r->g->start = r->g->final = *p;
+    r->g->first_player = who;
+    return 0;
+}
+
 /* One P0/P1/P-1 property: "[index] Command args". */
 static int replay_op(replay *r, int label, const char *v) {
     const char *s = v;
@@ -285,6 +410,7 @@ static int replay_op(replay *r, int label, const char *v) {
         while (*s == ' ') s++;
         int who = (toupper((unsigned char)s[0]) == 'P' && (s[1] == '0' || s[1] == '1')) ? s[1] - '0' : -1;
         if (who < 0) return fail(r, "Start: expected P0 or P1");
+        if (r->editing) return end_setup(r, who);
         if (!r->started) {
             r->pos.to_move = (uint8_t)who;
             r->g->start.to_move = (uint8_t)who;
@@ -294,6 +420,7 @@ static int replay_op(replay *r, int label, const char *v) {
         }
         return 0;
     }
+    if (r->editing) return edit_op(r, word, s);
     turn_state st = state_of(r);
     if (st == ST_OVER) {
         if (!strcmp(word, "edit") || !strcmp(word, "done") || !strcmp(word, "resign") ||
@@ -301,9 +428,15 @@ static int replay_op(replay *r, int label, const char *v) {
             return 0;                                           /* §2.3.5: nothing happens after the end */
         return fail(r, "Can't play %s now, state=GAMEOVER", word);
     }
-    if (!strcmp(word, "edit")) return fail(r, "Edit (puzzle mode) inside a game is not supported");
+    if (!strcmp(word, "edit")) {
+        if (r->g->nturns || r->placed >= 0 || r->removed >= 0 || r->njumps)
+            return fail(r, "Edit (puzzle mode) after the first move is not supported");
+        r->editing = true;                              /* a set-up before the first turn */
+        r->started = false;
+        return 0;
+    }
     if (!strcmp(word, "swap")) return fail(r, "Swap is only for Zertz+xx, which is not supported");
-    if (!strcmp(word, "setboard")) return fail(r, "SetBoard (board change) is not supported");
+    if (!strcmp(word, "setboard")) return fail(r, "SetBoard outside an Edit set-up is not supported");
     /* auto-Start and auto-Done (§2.3.1-2) before a real move */
     if (label >= 0) {
         if (!r->started) {
@@ -330,7 +463,7 @@ static int replay_op(replay *r, int label, const char *v) {
     if (!strcmp(word, "rtor")) {
         int a, c, b;
         if (parse_int(&s, &a) < 0 || parse_int(&s, &c) < 0 || parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
-        if (a != b) return fail(r, "RtoR between different racks (handicap or edit) is not supported");
+        if (a != b) return fail(r, "RtoR between different racks outside an Edit set-up (before Start) is not allowed");
         return 0;
     }
     if (!strcmp(word, "resign")) { r->resigning = !r->resigning; return 0; }
@@ -367,21 +500,15 @@ static int header_prop(replay *r, const char *id, const char *val) {
     } else if (!strcmp(id, "SU")) {
         const char *v = val;
         while (*v == ' ') v++;
-        int kind = -1;
-        for (int k = 0; k < ZZ_NBOARDS; k++)
-            if (!strcasecmp(v, zz_board_get((zz_board_kind)k)->variant)) kind = k;
+        int kind = variant_board(v);
         if (kind < 0) {
-            if (!strcasecmp(v, "Zertz+H")) return fail(r, "variant Zertz+H (handicap) is not supported");
-            if (!strcasecmp(v, "Zertz+xx")) return fail(r, "variant Zertz+xx (custom board) is not supported");
+            if (!strcasecmp(v, "Zertz+xx")) return fail(r, "variant Zertz+xx (Extreme, a custom board) is not supported here: tools/replay replays it (game/xx.h); play, notation input and pictures are for the 37-, 48- and 61-ring boards");
             return fail(r, "unknown variant SU[%s]", val);
         }
-        if (r->started || g->nturns) return fail(r, "SU after the first move");
-        char names[2][64];
-        memcpy(names, g->player_name, sizeof names);
-        zz_game_free(g);
-        zz_game_init(g, (zz_board_kind)kind);
-        memcpy(g->player_name, names, sizeof names);
-        r->pos = g->start;
+        if (r->started || r->editing || g->nturns) return fail(r, "SU after the first move");
+        reset_board(r, (zz_board_kind)kind);
+        snprintf(g->variant, sizeof g->variant, "%s", !strcasecmp(v, ZZ_VARIANT_HANDICAP) ? ZZ_VARIANT_HANDICAP
+                                                                                         : zz_board_get((zz_board_kind)kind)->variant);
     } else if (!strcmp(id, "RE")) {
         r->result_draw = strcasestr(val, "draw") != NULL;
     } else if (!strcmp(id, "GN")) {
@@ -455,6 +582,11 @@ int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t err
     if (rc) return rc;
     if (depth > 0 && lx.p >= lx.end) { r.line = lx.line; return fail(&r, "truncated file: the game tree is not closed"); }
     if (!any) return fail(&r, "empty game record");
+    if (r.editing) {                      /* a set-up never started: a game of no turns from it */
+        const char *bad = zz_pos_validate(&r.pos);
+        if (bad) return fail(&r, "the Edit set-up position is inconsistent (%s)", bad);
+        g->start = g->final = r.pos;
+    }
     if (g->end == ZZ_END_UNFINISHED && r.resigning) return do_done(&r);   /* Resign left without Done */
     if (g->end == ZZ_END_UNFINISHED && r.result_draw) {   /* undecided on the board, agreed drawn */
         g->end = ZZ_END_PLY_CAP;

@@ -3,8 +3,15 @@
  *
  * Boardspace has no "no legal move" rule: a game we end that way is written as the stuck
  * player's resignation (what Boardspace players did), and a draw by the ply cap as an
- * unfinished game with RE[The game is a draw]. */
+ * unfinished game with RE[The game is a draw].
+ *
+ * A game from any start other than the plain opening (a Zertz+H handicap, or a set-up position)
+ * opens as Boardspace's handicap games do: `Edit`, `SetBoard` when the board is not the one the
+ * SU tag implies (Zertz+H is 48 rings), `R-` for every missing ring, `RtoB 2 c` for every marble
+ * on the board, `RtoR 2 c p` for every captured marble, then `Start Pn`.  Reading it back
+ * (sgf_read.c) gives the same start position. */
 #include "sgf.h"
+#include "handicap.h"
 #include <string.h>
 
 /* Boardspace "COL ROW" of a cell, e.g. "D 4". */
@@ -27,16 +34,31 @@ int zz_sgf_write(FILE *f, const zz_game *g) {
     clean_name(g->player_name[1][0] ? g->player_name[1] : "player1", n1, sizeof n1);
     clean_name(g->game_name[0] ? g->game_name : "zertz", gn, sizeof gn);
     clean_name(g->date, dt, sizeof dt);
-    fprintf(f, "(;\nGM[22]VV[2]\nSU[%s]\n", b->variant);
+    bool handicap = !strcmp(g->variant, ZZ_VARIANT_HANDICAP);
+    fprintf(f, "(;\nGM[22]VV[2]\nSU[%s]\n", handicap ? ZZ_VARIANT_HANDICAP : b->variant);
     if (dt[0]) fprintf(f, "DT[%s]\n", dt);
     fprintf(f, "GN[%s]\n", gn);
     if (g->winner >= 0) fprintf(f, "RE[Game won by %s]\n", g->winner ? n1 : n0);
     else if (g->end == ZZ_END_PLY_CAP) fprintf(f, "RE[The game is a draw]\n");
     fprintf(f, "P0[id \"%s\"]\nP1[id \"%s\"]\n", n0, n1);
     int idx = 0;
+    char a[8], c[8];
+    if (handicap || !zz_pos_is_opening(&g->start)) {               /* the set-up, in Edit mode */
+        const zz_pos *s0 = &g->start;
+        fprintf(f, "; P0[%d Edit]\n", idx++);
+        if (handicap && g->board != ZZ_B48) fprintf(f, "; P0[%d SetBoard %s]\n", idx++, b->variant);
+        for (int i = 0; i < b->ncells; i++)
+            if (!zz_has(s0->rings, b->cells[i])) { colrow(b, b->cells[i], a); fprintf(f, "; P0[%d R- %s]\n", idx++, a); }
+        for (int i = 0; i < b->ncells; i++) {
+            int col = zz_colour_at(s0, b->cells[i]);
+            if (col >= 0) { colrow(b, b->cells[i], a); fprintf(f, "; P0[%d RtoB 2 %d %s]\n", idx++, col, a); }
+        }
+        for (int pl = 0; pl < 2; pl++)
+            for (int col = 0; col < 3; col++)
+                for (int k = 0; k < s0->cap[pl][col]; k++) fprintf(f, "; P%d[%d RtoR 2 %d %d]\n", pl, idx++, col, pl);
+    }
     fprintf(f, "; P%d[%d Start P%d]\n", g->first_player, idx++, g->first_player);
     zz_pos p = g->start;
-    char a[8], c[8];
     for (int t = 0; t < g->nturns; t++) {
         const zz_turn *tu = &g->turns[t];
         for (int i = 0; i < tu->nmoves; i++) {

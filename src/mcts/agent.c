@@ -1,5 +1,7 @@
 /* agent.c — spec parsing and the four kinds of player (see agent.h). */
 #include "agent.h"
+#include "game/handicap.h"
+#include "game/posstr.h"
 #include "mcts/clock.h"
 #include "game/notation.h"
 #include "proc.h"
@@ -507,7 +509,11 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
     case AG_CMD: {
         char cmd[64];
         snprintf(cmd, sizeof cmd, "newgame %d", zz_pos_board(start)->rings);
-        return cmd_command(a, cmd, err, errlen);
+        if (cmd_command(a, cmd, err, errlen) != 0) return -1;
+        if (zz_pos_is_opening(start) && start->to_move == 0) return 0;
+        char pos[ZZ_POSSTR_MAX + 16] = "position ";     /* a handicap or set-up: the whole position */
+        zz_pos_to_string(start, pos + 9);
+        return cmd_command(a, pos, err, errlen);
     }
     default:
         return 0;

@@ -56,6 +56,16 @@ static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game
     o->hash = 0xCBF29CE484222325ULL;
     zz_game g;
     zz_game_init(&g, c->board);
+    if (c->handicap) {                         /* the agent's player this game: agent `first` is P0 */
+        zz_handicap h = *c->handicap;
+        h.player = c->handicap->player == first ? 0 : 1;
+        if (zz_handicap_apply(&pos, &h, err, errlen) != 0) {   /* checked by the caller: never here */
+            o->error = 1;
+            zz_game_free(&g);
+            return;
+        }
+        snprintf(g.variant, sizeof g.variant, "%s", ZZ_VARIANT_HANDICAP);
+    }
     g.start = pos;
     g.final = pos;
     snprintf(g.player_name[0], sizeof g.player_name[0], "%s", c->spec[first]);

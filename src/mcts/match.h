@@ -15,6 +15,7 @@
 #define MCTS_MATCH_H
 
 #include "agent.h"
+#include "game/handicap.h"
 #include <stdio.h>
 
 /* An opening: moves played from the start position before the agents decide. */
@@ -40,6 +41,9 @@ typedef struct mcts_match_config {
     const mcts_opening *openings;   /* games 2k, 2k+1 start with openings[k % nopenings]; NULL: none */
     int nopenings;
     int stop_early;            /* > 0: stop after this many games once the interval excludes 50% */
+    const zz_handicap *handicap;    /* Zertz+H: NULL none; else .player is the AGENT (0 A, 1 B) that
+                                       receives .wgb in its captures in every game, whichever colour
+                                       it plays; the SGF says SU[Zertz+H] */
 } mcts_match_config;
 
 typedef struct mcts_match_result {

@@ -1,5 +1,6 @@
 /* protocol.c — the engine protocol (see protocol.h and PROTOCOL.md). */
 #include "protocol.h"
+#include "game/handicap.h"
 #include "game/notation.h"
 #include "game/posstr.h"
 #include "game/sgf.h"
@@ -25,6 +26,8 @@ struct mcts_session {
     zz_move *history;              /* moves played since start */
     int nhist;
     int games;                     /* newgame count (varies the seed) */
+    zz_handicap handicap;          /* Zertz+H: applied by every newgame without its own */
+    bool has_handicap;
 };
 
 const zz_pos *mcts_session_position(const mcts_session *s) { return &s->pos; }
@@ -136,22 +139,47 @@ static void cmd_info(mcts_session *s, FILE *out) {
     ok(out);
 }
 
+/* newgame [37|48|61] [handicap P:W,G,B]: the opening of that board, with the session's handicap
+ * (tools/engine --handicap) or the one given. */
 static void cmd_newgame(mcts_session *s, const char *arg, FILE *out) {
     int rings = 37;
-    if (*arg) {
+    char a[64] = "", b[16] = "", c[64] = "", extra[8] = "";
+    int k = sscanf(arg, "%63s %15s %63s %7s", a, b, c, extra);
+    const char *hc = NULL;
+    if (k >= 1 && !strcmp(a, "handicap")) { hc = b; if (k != 2) { fail(out, "newgame: expected 'newgame [37|48|61] [handicap P:W,G,B]', not '%s'", arg, NULL); return; } }
+    else if (k >= 1) {
         char *end;
-        long v = strtol(arg, &end, 10);
-        while (isspace((unsigned char)*end)) end++;
-        if (*end || !zz_board_for_rings((int)v)) { fail(out, "newgame: board must be 37, 48 or 61, not '%s'", arg, NULL); return; }
+        long v = strtol(a, &end, 10);
+        if (*end || !zz_board_for_rings((int)v)) { fail(out, "newgame: board must be 37, 48 or 61, not '%s'", a, NULL); return; }
         rings = (int)v;
+        if (k >= 2) {
+            if (strcmp(b, "handicap") != 0 || k != 3) { fail(out, "newgame: expected 'newgame [37|48|61] [handicap P:W,G,B]', not '%s'", arg, NULL); return; }
+            hc = c;
+        }
     }
-    zz_pos_init(&s->start, zz_board_for_rings(rings)->kind);
+    zz_pos start;
+    zz_pos_init(&start, zz_board_for_rings(rings)->kind);
+    char err[256];
+    zz_handicap h = s->handicap;
+    if (hc && zz_handicap_parse(hc, &h, err, sizeof err) != 0) { fail(out, "newgame: %s", err, NULL); return; }
+    if ((hc || s->has_handicap) && zz_handicap_apply(&start, &h, err, sizeof err) != 0) { fail(out, "newgame: %s", err, NULL); return; }
+    s->start = start;
     s->pos = s->start;
     s->nhist = 0;
     s->games++;
-    char err[256];
     if (reset_agent(s, err, sizeof err) != 0) { fail(out, "newgame: %s", err, NULL); return; }
     ok(out);
+}
+
+int mcts_session_set_handicap(mcts_session *s, const zz_handicap *h, char *err, size_t errlen) {
+    zz_pos start;
+    zz_pos_init(&start, (zz_board_kind)s->start.board);
+    if (zz_handicap_apply(&start, h, err, errlen) != 0) return -1;
+    s->handicap = *h;
+    s->has_handicap = true;
+    s->start = s->pos = start;
+    s->nhist = 0;
+    return reset_agent(s, err, errlen);
 }
 
 static void cmd_play(mcts_session *s, const char *arg, FILE *out) {

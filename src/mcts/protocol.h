@@ -6,6 +6,7 @@
 #define MCTS_PROTOCOL_H
 
 #include "agent.h"
+#include "game/handicap.h"
 #include <stdio.h>
 
 typedef struct mcts_session mcts_session;
@@ -18,6 +19,10 @@ void mcts_session_free(mcts_session *s);
 int mcts_session_command(mcts_session *s, const char *line, FILE *out);
 /* Read commands from in until quit or end of input.  Returns 0. */
 int mcts_session_run(mcts_session *s, FILE *in, FILE *out);
+/* Zertz+H: every later `newgame` without its own handicap starts with h (h.player receives
+ * h.wgb from the pool); the current game restarts from the handicapped opening.  0, or -1 with a
+ * message when the pool cannot give it or it would already win. */
+int mcts_session_set_handicap(mcts_session *s, const zz_handicap *h, char *err, size_t errlen);
 /* The current position. */
 const zz_pos *mcts_session_position(const mcts_session *s);
 

@@ -84,8 +84,23 @@ int rd_scene_from_game(const zz_game *g, int turn, rd_scene *s, char *err, size_
     char name[140] = "";
     if (g->game_name[0]) snprintf(name, sizeof name, " · %.120s", g->game_name);
     else if (g->date[0]) snprintf(name, sizeof name, " · %.60s", g->date);
-    snprintf(s->subtitle, sizeof s->subtitle, "%s%s · %d turn%s", named ? rd_board_title(g->board) : "Game record",
-             name, g->nturns, g->nturns == 1 ? "" : "s");
+    /* Zertz+H: the board and each player's handicap (captures at the start), e.g.
+     * "Zèrtz+H (48 rings; handicap P0 3/0/0)" */
+    char board[96];
+    snprintf(board, sizeof board, "%s", named ? rd_board_title(g->board) : "Game record");
+    if (!strcmp(g->variant, "Zertz+H")) {
+        int n = snprintf(board, sizeof board, "Zèrtz+H (%d rings", zz_board_get(g->board)->rings);
+        const char *sep = "; handicap";
+        for (int pl = 0; pl < 2; pl++) {
+            const uint8_t *c = g->start.cap[pl];
+            if (c[0] | c[1] | c[2]) {
+                n += snprintf(board + n, sizeof board - (size_t)n, "%s P%d %d/%d/%d", sep, pl, c[0], c[1], c[2]);
+                sep = ",";
+            }
+        }
+        snprintf(board + n, sizeof board - (size_t)n, ")");
+    }
+    snprintf(s->subtitle, sizeof s->subtitle, "%s%s · %d turn%s", board, name, g->nturns, g->nturns == 1 ? "" : "s");
     if (turn == g->nturns && g->end != ZZ_END_UNFINISHED) set_status(s, g->end, g->winner);
     else set_status(s, (zz_end)p.end, p.winner);
     return 0;
