@@ -95,10 +95,16 @@ static int hub_start(void *ctx, const nn_model *m, const tr_selfplay_config *sp,
     h->sendbuf = malloc(h->wbytes);
     h->pend = malloc(h->wbytes);
     tr_mpi_hello hello = { TR_MPI_MAGIC, TR_MPI_VERSION, 0, (uint32_t)sizeof(tr_mpi_setup) };
-    if (!h->sendbuf || !h->pend || m->esize != 4) hello.abort = 1;
+    char why[160] = "";             /* the workers are told to exit; rank 0 says why */
+    if (m->esize != 4)
+        snprintf(why, sizeof why, "the trainer's model has %zu-byte elements, not float32: the weights travel to "
+                                  "the workers as float32 (NN_F32)", m->esize);
+    else if (!h->sendbuf || !h->pend)
+        snprintf(why, sizeof why, "out of memory for the weights (%zu bytes, twice)", h->wbytes);
+    if (why[0]) hello.abort = 1;
     int rc = MPI_Bcast(&hello, (int)sizeof hello, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "setup broadcast", err, errlen);
-    if (hello.abort) { snprintf(err, errlen, "out of memory for the weights"); return -1; }
+    if (hello.abort) { snprintf(err, errlen, "%s", why); return -1; }
     tr_mpi_setup s;
     memset(&s, 0, sizeof s);
     s.net_bytes = (uint32_t)sizeof(nn_config);
