@@ -1,7 +1,8 @@
 /* test_mcts_arena.c — agents and matches: spec parsing and its errors (every count and option
  * refused out of range), the Elo estimate, reproducible matches (same seed, any number of parallel
  * games: same games), SGF records that read back, the cmd: agent driving our own engine binary
- * ($ZZ_TOOLDIR/engine) and stopping programs that do not answer in time ($ZZ_CMD_TIMEOUT_MS), and
+ * ($ZZ_TOOLDIR/engine) and stopping programs that do not answer in time ($ZZ_CMD_TIMEOUT_MS), the
+ * program itself and not just its shell, and
  * tools/arena's command line (ranges, usage errors, --help, --cmd-timeout). */
 #include "game/sgf.h"
 #include "helpers.h"
@@ -269,6 +270,50 @@ START_TEST(cmd_agent_times_out) {
 }
 END_TEST
 
+/* True while process pid runs (gone, or a zombie waiting to be reaped by init, is not running). */
+static bool process_runs(long pid) {
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = 0;
+    const char *s = strrchr(stat, ')');                   /* "pid (name) STATE ..." */
+    return s && s[1] == ' ' && s[2] != 'Z' && s[2] != 'X';
+}
+
+/* A cmd: program that hangs is really stopped: /bin/sh -c forks the program (here a shell that
+ * writes its pid and becomes `sleep`, behind `; true` so that the outer shell cannot exec it), and
+ * stopping only the shell used to leave the program running after "the program was stopped". */
+START_TEST(cmd_agent_stop_ends_the_program) {
+    signal(SIGPIPE, SIG_IGN);
+    char file[] = "/tmp/zz_cmd_pid_XXXXXX", spec[256], err[512];
+    int fd = mkstemp(file);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(spec, sizeof spec, "cmd:sh -c 'echo $$ > %s; exec sleep 1000'; true", file);
+    setenv("ZZ_CMD_TIMEOUT_MS", "300", 1);
+    double t0 = now_s();
+    ck_assert_ptr_null(mcts_agent_new(spec, 1, err, sizeof err));
+    unsetenv("ZZ_CMD_TIMEOUT_MS");
+    ck_assert_msg(now_s() - t0 < 5, "%.2f s", now_s() - t0);
+    ck_assert_msg(strstr(err, "no answer within 300 ms") && strstr(err, "stopped"), "%s", err);
+    long pid = 0;
+    FILE *f = fopen(file, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%ld", &pid), 1);
+    fclose(f);
+    unlink(file);
+    ck_assert_int_gt(pid, 1);
+    ck_assert_int_ne(pid, (long)getpid());
+    bool runs = false;
+    for (int i = 0; i < 100 && (runs = process_runs(pid)); i++) usleep(10000);   /* init reaps it */
+    if (runs) kill((pid_t)pid, SIGKILL);                                        /* leave no sleep behind */
+    ck_assert_msg(!runs, "the program (pid %ld) still runs after the agent stopped it", pid);
+}
+END_TEST
+
 /* tools/arena: every numeric option refused out of range with "zertz: arena: OPTION: ..." and
  * status 2, before anything runs; bad agents too; --help lists every option with its default;
  * cmd:/bin/cat ends within seconds with --cmd-timeout. */
@@ -529,6 +574,7 @@ static Suite *suite(void) {
     tcase_add_test(t, cmd_agent_plays_our_engine);
     tcase_add_test(t, agent_spec_ranges);
     tcase_add_test(t, cmd_agent_times_out);
+    tcase_add_test(t, cmd_agent_stop_ends_the_program);
     tcase_add_test(t, arena_tool_command_line);
     tcase_add_test(t, match_openings_distinct_games);
     tcase_add_test(t, match_stops_early);

@@ -1,5 +1,6 @@
-/* proc.c — fork/exec a shell command with its stdin/stdout on pipes; lines read with a timeout
- * (poll) from our own buffer over the raw pipe (see proc.h). */
+/* proc.c — fork/exec a shell command, in a process group of its own, with its stdin/stdout on
+ * pipes; lines read with a timeout (poll) from our own buffer over the raw pipe; stopping it signals
+ * the whole group (see proc.h). */
 #include "proc.h"
 #include "clock.h"
 #include <errno.h>
@@ -16,6 +17,7 @@ int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen)
     int in[2], out[2];
     memset(p, 0, sizeof *p);
     p->pid = -1;
+    p->group = -1;
     p->from = -1;
     if (pipe2(in, O_CLOEXEC) != 0) { snprintf(err, errlen, "pipe: %s", strerror(errno)); return -1; }
     if (pipe2(out, O_CLOEXEC) != 0) {
@@ -30,16 +32,19 @@ int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen)
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0);                       /* the shell and whatever it forks: one group to stop */
         dup2(in[0], 0);
         dup2(out[1], 1);
         signal(SIGPIPE, SIG_DFL);            /* ignored signals survive exec: not ours to pass on */
         execl("/bin/sh", "sh", "-c", command, (char *)NULL);
         _exit(127);
     }
+    setpgid(pid, pid);                       /* also here, so it holds before we ever signal the group */
     close(in[0]);
     close(out[1]);
     p->open = true;
     p->pid = pid;
+    p->group = pid;
     p->from = out[0];
     p->to = fdopen(in[1], "w");
     if (!p->to) {
@@ -149,14 +154,34 @@ static void close_pipes(mcts_proc *p) {
     p->len = p->start = 0;
 }
 
-/* Stop the child: SIGTERM after grace_ms, SIGKILL 1 s later. */
+/* True while a process of the child's group is left (a zombie that nobody reaps counts too). */
+static bool group_alive(const mcts_proc *p) {
+    return p->group > 0 && (kill(-p->group, 0) == 0 || errno == EPERM);
+}
+
+/* Wait up to ms milliseconds for the child's group to empty, reaping the child; true when empty. */
+static bool group_gone(mcts_proc *p, int ms) {
+    for (int waited = 0;; waited += 10) {
+        reap(p, 0);
+        if (p->pid <= 0 && !group_alive(p)) return true;
+        if (waited >= ms) return false;
+        pause_ms(10);
+    }
+}
+
+/* Stop the child: wait grace_ms for it to exit, then SIGTERM to its whole process group (`sh -c`
+ * forks the program rather than exec'ing it: signalling the shell alone left the program running),
+ * SIGKILL to the group 1 s later; the child is reaped.  After an exit within grace_ms, what is
+ * left of the group (the program's own children) is stopped the same way. */
 static void stop_child(mcts_proc *p, int grace_ms) {
-    if (reap(p, grace_ms)) return;
-    kill(p->pid, SIGTERM);
-    if (reap(p, 1000)) return;
-    kill(p->pid, SIGKILL);
-    waitpid(p->pid, &p->status, 0);
+    bool exited = reap(p, grace_ms);
+    if (!exited || group_alive(p)) {
+        if (p->group > 0) kill(-p->group, SIGTERM);
+        if (!group_gone(p, 1000) && p->group > 0) kill(-p->group, SIGKILL);
+    }
+    if (p->pid > 0) waitpid(p->pid, &p->status, 0);
     p->pid = -1;
+    p->group = -1;
 }
 
 void mcts_proc_close(mcts_proc *p) {

@@ -14,6 +14,7 @@ enum { MCTS_PROC_EOF = -1, MCTS_PROC_TIMEOUT = -2 };
 typedef struct mcts_proc {
     bool open;         /* spawned and not yet closed */
     pid_t pid;         /* the child, or -1 once reaped */
+    pid_t group;       /* its process group (the child's pid), or -1 once stopped */
     int status;        /* its wait status once reaped */
     FILE *to;          /* the child's stdin */
     int from;          /* the child's stdout (read end of a pipe), or -1 */
@@ -22,7 +23,8 @@ typedef struct mcts_proc {
     char buf[8192];
 } mcts_proc;
 
-/* Run `command` with /bin/sh -c, its stdin and stdout piped to us (stderr inherited).
+/* Run `command` with /bin/sh -c in a process group of its own (so that stopping it stops what the
+ * shell started too), its stdin and stdout piped to us (stderr inherited).
  * Returns 0, or -1 with a message.  Writing to a child that died raises SIGPIPE: tools that use
  * this ignore SIGPIPE. */
 int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen);
@@ -38,11 +40,11 @@ int mcts_proc_read_line(mcts_proc *p, char *buf, size_t n);
  * "the program was killed by signal 9 (Killed)", or "the program closed its output" while it is
  * still running (waits up to 200 ms for it to exit, and reaps it). */
 void mcts_proc_end_reason(mcts_proc *p, char *buf, size_t n);
-/* Close the pipes and wait for the child (SIGTERM if it has not exited after 2 s, SIGKILL 1 s
- * later).  Safe on a process that was never spawned (zeroed) or is closed already. */
+/* Close the pipes and wait for the child (SIGTERM to its process group if it has not exited after
+ * 2 s, SIGKILL 1 s later; what it leaves in its group is stopped too).  Safe on a process that was never spawned (zeroed) or is closed already. */
 void mcts_proc_close(mcts_proc *p);
-/* Close the pipes and stop the child now (SIGTERM, SIGKILL after 1 s): for a program that stopped
- * answering. */
+/* Close the pipes and stop the child and its process group now (SIGTERM, SIGKILL after 1 s): for a
+ * program that stopped answering. */
 void mcts_proc_kill(mcts_proc *p);
 
 #endif
