@@ -215,10 +215,13 @@ START_TEST(run_checks_options_and_trims_logs) {
     c.arch_given = 0;
     c.blocks = 1;
 
-    /* a kill after the checkpoint: rows beyond step 20 / generation 2 in the logs */
+    /* a kill after the checkpoint: rows beyond step 20 / generation 2 in the logs, and a row at
+     * step 20 written after run.state's time (training waited for self-play): time must not run
+     * backwards after the resume */
     snprintf(p, sizeof p, "%s/train.csv", dir);
     FILE *f = fopen(p, "a");
     ck_assert_ptr_nonnull(f);
+    fprintf(f, "999.0,20,1,1,1,1,1,1,1,1,0.02,2\n");
     fprintf(f, "999.0,35,1,1,1,1,1,1,1,1,0.02,3\n");
     fclose(f);
     snprintf(p, sizeof p, "%s/elo.csv", dir);
@@ -231,11 +234,14 @@ START_TEST(run_checks_options_and_trims_logs) {
     snprintf(p, sizeof p, "%s/train.csv", dir);
     f = fopen(p, "r");
     int rows = 0;
+    double last_sec = 0;
     while (fgets(line, sizeof line, f)) {
         if (rows++ == 0) continue;
         double sec, steps;
         ck_assert_int_eq(sscanf(line, "%lf,%lf", &sec, &steps), 2);
         ck_assert_msg(steps <= 21 && sec < 999, "a row after the checkpoint survived: %s", line);
+        ck_assert_msg(sec >= last_sec, "time runs backwards in train.csv: %.1f after %.1f", sec, last_sec);
+        last_sec = sec;
     }
     fclose(f);
     snprintf(p, sizeof p, "%s/elo.csv", dir);

@@ -79,9 +79,12 @@ static void gen_path(char *buf, size_t len, const char *dir, int gen) {
 }
 
 /* After a kill, the logs may run ahead of the checkpoint the run resumes from: keep only the rows
- * of train.csv up to `steps` (column 2) and of elo.csv up to `generation` (column 1), rewriting
- * the file atomically when anything goes.  0, or -1 with a message. */
-static int trim_log(const char *dir, const char *name, int column, double limit, char *err, size_t errlen) {
+ * whose value in `column` is at most `limit` and, when column2 > 0, whose value in column2 is at
+ * most limit2 (train.csv: steps, column 2, up to the checkpoint's and seconds, column 1, up to
+ * run.state's, since rows at the checkpoint's steps may come later; elo.csv: generation, column 1),
+ * rewriting the file atomically when anything goes.  0, or -1 with a message. */
+static int trim_log(const char *dir, const char *name, int column, double limit, int column2, double limit2, char *err,
+                    size_t errlen) {
     char p[1100], line[1024];
     path_in(p, sizeof p, dir, name);
     FILE *f = fopen(p, "r");
@@ -92,10 +95,15 @@ static int trim_log(const char *dir, const char *name, int column, double limit,
     if (!k) { fclose(f); snprintf(err, errlen, "out of memory"); return -1; }
     int dropped = 0, row = 0;
     while (fgets(line, sizeof line, f)) {
-        const char *c = line;
-        for (int i = 1; i < column && c; i++) { c = strchr(c, ','); if (c) c++; }
-        double v = c ? strtod(c, NULL) : 0;
-        if (row++ > 0 && c && v > limit) { dropped++; continue; }      /* row 0: the header */
+        bool after = false;
+        for (int pass = 0; pass < 2; pass++) {
+            int col = pass ? column2 : column;
+            if (col <= 0) continue;
+            const char *c = line;
+            for (int i = 1; i < col && c; i++) { c = strchr(c, ','); if (c) c++; }
+            if (c && strtod(c, NULL) > (pass ? limit2 : limit)) after = true;
+        }
+        if (row++ > 0 && after) { dropped++; continue; }              /* row 0: the header */
         fputs(line, k);
     }
     fclose(f);
@@ -183,6 +191,15 @@ static int eval_match(run_ctx *x, const char *cand, const char *opp_spec, const 
     return 0;
 }
 
+/* Write run.state alone (its steps must be latest.ckpt's).  0, or -1 with a message. */
+static int save_runstate(run_ctx *x, char *err, size_t errlen) {
+    char p[1100];
+    path_in(p, sizeof p, x->c->out, "run.state");
+    return tr_runstate_save(p, &x->st, err, errlen);
+}
+
+/* The evaluation matches of the generation just checkpointed (latest.ckpt and run.state written):
+ * against the best network (a new best when it scores over 0.55), uct and random. */
 static int evaluate(run_ctx *x, nn_model *m, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char cand[1100], best[1100], spec[1200];
@@ -197,6 +214,9 @@ static int evaluate(run_ctx *x, nn_model *m, char *err, size_t errlen) {
         if (nn_checkpoint_save(best, m, x->st.steps, false, err, errlen) != 0) return -1;
         x->st.best_generation = x->st.generation;
         x->st.best_rating = rating;
+        /* the new best's rating goes with best.ckpt at once: a kill during the next matches must not
+         * resume with the new best.ckpt and the old rating (every later rating offset) */
+        if (save_runstate(x, err, errlen) != 0) return -1;
         if (!c->quiet) printf("  -> new best");
     }
     snprintf(spec, sizeof spec, "uct:%d", c->eval_uct);
@@ -212,8 +232,7 @@ static int save_state(run_ctx *x, nn_model *m, char *err, size_t errlen) {
     char p[1100];
     path_in(p, sizeof p, x->c->out, "latest.ckpt");
     if (nn_checkpoint_save(p, m, x->st.steps, true, err, errlen) != 0) return -1;
-    path_in(p, sizeof p, x->c->out, "run.state");
-    return tr_runstate_save(p, &x->st, err, errlen);
+    return save_runstate(x, err, errlen);
 }
 
 static void fmt_time(char *buf, size_t len, double s) {
@@ -299,8 +318,9 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
         nn_model_free(bm);
         if (step != x.st.steps) x.st.steps = step;      /* the checkpoint is the truth for steps */
         /* logs written after that checkpoint (a kill) go: time and steps never run backwards */
-        if (trim_log(c->out, "train.csv", 2, (double)x.st.steps, why, sizeof why) != 0 ||
-            trim_log(c->out, "elo.csv", 1, (double)x.st.generation, why, sizeof why) != 0) {
+        /* seconds: train.csv and run.state round them to 0.1 s, so a row may read up to 0.1 s late */
+        if (trim_log(c->out, "train.csv", 2, (double)x.st.steps, 1, x.st.seconds + 0.15, why, sizeof why) != 0 ||
+            trim_log(c->out, "elo.csv", 1, (double)x.st.generation, 0, 0, why, sizeof why) != 0) {
             nn_model_free(m);
             snprintf(err, errlen, "resume: %s", why);
             return -1;
