@@ -10,7 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* FINISH_TIMEOUT_S: the normal stop's wait for every rank's last games; ABRUPT_TAKE_S: when the job is
+ * being ended (SIGTERM, which mpirun follows with SIGKILL after odls_base_sigkill_timeout s), how long
+ * rank 0 spends taking the batches waiting before it saves */
 enum { FINISH_TIMEOUT_S = 60 };
+static const double ABRUPT_TAKE_S = 1.0;
 
 typedef struct {
     long long games, samples, moves, bytes;     /* received from this rank so far */
@@ -33,6 +37,8 @@ struct tr_mpi_hub {
     MPI_Request req[2];             /* ctl, weights (MPI_REQUEST_NULL when none) */
     int hold, hold_sent, stop_sent;
     long long bcasts, bcast_bytes;  /* weight broadcasts sent, and their bytes each */
+    int abrupt;                     /* the job was ended by a signal */
+    long long abrupt_games;         /* games taken from the workers meanwhile */
     rank_info *ranks;               /* [size]; rank 0's entry is unused */
     double t_status;
 };
@@ -124,21 +130,48 @@ static int hub_start(void *ctx, const nn_model *m, const tr_selfplay_config *sp,
     return 0;
 }
 
-/* Take every game batch that has arrived (into rb, or dropped when rb is NULL).  0, or -1. */
-static int drain(tr_mpi_hub *h, tr_replay *rb, long long *games, long long *samples, char *err, size_t errlen) {
+/* Receive the probed message into buf: blocking when until == 0, else waiting until mcts_now_s()
+ * passes until (the job is being ended and its sender may be gone: a large batch's bytes follow its
+ * envelope only while the sender lives).  1 received, 0 not by then (buf stays the receive's: the
+ * caller leaves it to the ending process), -1 an error. */
+static int recv_matched(unsigned char *buf, int len, MPI_Message *msg, double until, char *err, size_t errlen) {
+    if (until <= 0) {
+        int rc = MPI_Mrecv(buf, len, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+        return rc == MPI_SUCCESS ? 1 : tr_mpi_fail(rc, "MPI_Mrecv", err, errlen);
+    }
+    MPI_Request rq;
+    int rc = MPI_Imrecv(buf, len, MPI_BYTE, msg, &rq);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Imrecv", err, errlen);
+    for (;;) {
+        int flag = 0;
+        if ((rc = MPI_Test(&rq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Test", err, errlen);
+        if (flag) return 1;
+        if (mcts_now_s() >= until) { snprintf(err, errlen, "a game batch did not arrive in time"); return 0; }
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Take every game batch that has arrived (into rb, or dropped when rb is NULL).  until: 0, or
+ * (the job is being ended) the time after which a batch still arriving is given up.  0, or -1. */
+static int drain(tr_mpi_hub *h, tr_replay *rb, double until, long long *games, long long *samples, char *err,
+                 size_t errlen) {
     for (int k = 0; k < 256; k++) {
         int flag = 0;
         MPI_Status st;
-        int rc = MPI_Iprobe(MPI_ANY_SOURCE, TR_TAG_GAMES, MPI_COMM_WORLD, &flag, &st);
-        if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Iprobe", err, errlen);
+        MPI_Message msg;
+        int rc = MPI_Improbe(MPI_ANY_SOURCE, TR_TAG_GAMES, MPI_COMM_WORLD, &flag, &msg, &st);
+        if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Improbe", err, errlen);
         if (!flag) return 0;
         int len = 0;
         MPI_Get_count(&st, MPI_BYTE, &len);
         int src = st.MPI_SOURCE;
         unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
         if (!buf) { snprintf(err, errlen, "out of memory for a game batch of %d bytes", len); return -1; }
-        rc = MPI_Recv(buf, len, MPI_BYTE, src, TR_TAG_GAMES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) { free(buf); return tr_mpi_fail(rc, "MPI_Recv", err, errlen); }
+        if ((rc = recv_matched(buf, len, &msg, until, err, errlen)) != 1) {
+            if (rc < 0) free(buf);
+            return -1;
+        }
         tr_mpi_games g;
         if (src <= 0 || src >= h->size || (size_t)len < sizeof g) { free(buf); snprintf(err, errlen, "rank %d: a malformed message", src); return -1; }
         memcpy(&g, buf, sizeof g);
@@ -184,7 +217,7 @@ static int drain(tr_mpi_hub *h, tr_replay *rb, long long *games, long long *samp
 static int hub_poll(void *ctx, tr_replay *rb, long long *games, long long *samples, char *err, size_t errlen) {
     tr_mpi_hub *h = ctx;
     if (pump(h, 0, err, errlen) != 0) return -1;
-    return drain(h, rb, games, samples, err, errlen);
+    return drain(h, rb, 0, games, samples, err, errlen);
 }
 
 static int hub_publish(void *ctx, const nn_model *m, int gen, long steps, char *err, size_t errlen) {
@@ -226,12 +259,20 @@ static void hub_status(void *ctx, char *buf, size_t len, long steps, long long o
 
 static int hub_finish(void *ctx, tr_replay *rb, int abrupt, long long *games, long long *samples, char *err, size_t errlen) {
     tr_mpi_hub *h = ctx;
-    if (abrupt) return 0;
+    if (abrupt) {       /* the job is being ended (a signal): the batches already here are kept, and rank 0
+                         * saves them; errors are ignored (a rank may be dead: rank 0 must still save) */
+        char why[512];
+        long long g0 = *games;
+        if (h->size > 1) drain(h, rb, mcts_now_s() + ABRUPT_TAKE_S, games, samples, why, sizeof why);
+        h->abrupt = 1;
+        h->abrupt_games = *games - g0;
+        return 0;
+    }
     if (h->size < 2) { h->clean = 1; return 0; }
     double t0 = mcts_now_s();
     h->hold = 0;
     for (;;) {          /* the weights waiting go out, then the stop; games keep being taken */
-        if (pump(h, 1, err, errlen) != 0 || drain(h, rb, games, samples, err, errlen) != 0) return -1;
+        if (pump(h, 1, err, errlen) != 0 || drain(h, rb, 0, games, samples, err, errlen) != 0) return -1;
         if (h->stop_sent && bcast_done(h, err, errlen) == 1) break;
         if (mcts_now_s() - t0 > FINISH_TIMEOUT_S) {
             snprintf(err, errlen, "the stop did not reach every rank in %d s (a rank died or hangs)", FINISH_TIMEOUT_S);
@@ -241,7 +282,7 @@ static int hub_finish(void *ctx, tr_replay *rb, int abrupt, long long *games, lo
         nanosleep(&ts, NULL);
     }
     for (;;) {          /* every worker's last games, until each says done */
-        if (drain(h, rb, games, samples, err, errlen) != 0) return -1;
+        if (drain(h, rb, 0, games, samples, err, errlen) != 0) return -1;
         int missing = -1;
         for (int r = 1; r < h->size && missing < 0; r++)
             if (!h->ranks[r].done) missing = r;
@@ -292,6 +333,9 @@ void tr_mpi_hub_report(const tr_mpi_hub *h, FILE *f) {
     fprintf(f, "zertz train: mpi: %d ranks; %lld games from the workers in %lld bytes (%.0f bytes/game); "
                "%lld weight broadcasts of %lld bytes\n", h->size, games, bytes, games ? (double)bytes / (double)games : 0.0,
             h->bcasts, h->bcast_bytes ? h->bcast_bytes : (long long)(sizeof(tr_mpi_ctl) + h->wbytes));
+    if (h->abrupt)
+        fprintf(f, "zertz train: mpi: the job was ended by a signal: %lld games taken from the workers while ending\n",
+                h->abrupt_games);
 }
 
 void tr_mpi_hub_free(tr_mpi_hub *h) {
