@@ -1,7 +1,7 @@
 /* test_engine.c — the engine protocol: a scripted session through the protocol handler on
  * in-memory streams (every command, errors that leave the state alone, single jumps as moves,
  * whole turns, a complete game), and the real binary ($ZZ_TOOLDIR/engine) over pipes; and the
- * command line of every tool but train and strength (tools/cli.h): -h and --help print usage and
+ * command line of every tool (tools/cli.h): -h and --help print usage and
  * exit 0, an unknown option or a numeric value out of range (or not a number) is refused with
  * "zertz: TOOL: OPTION: WHY" on one line and exit status 2, before anything runs. */
 #include "helpers.h"
@@ -433,9 +433,9 @@ START_TEST(tools_help_and_unknown_options) {
         if (st < 0) continue;
         snprintf(what, sizeof what, "%s --no-such-option", TOOLS[t]);
         ck_assert_msg(st == 2, "%s: status %d", what, st);
-        char prefix[96];
-        snprintf(prefix, sizeof prefix, "zertz: %s: --no-such-option: unknown option", TOOLS[t]);
-        one_line_from(what, err, prefix);
+        char line[160];                                   /* one wording for all (tools/cli.h) */
+        snprintf(line, sizeof line, "zertz: %s: --no-such-option: unknown option (see %s --help)\n", TOOLS[t], TOOLS[t]);
+        ck_assert_msg(!strcmp(err, line), "%s: expected '%s', got: %s", what, line, err);
     }
 }
 END_TEST
@@ -471,7 +471,9 @@ START_TEST(tools_numeric_options_in_range) {
         { "strength", "--early-stop -1", "--early-stop" }, { "strength", "--opening-plies 17", "--opening-plies" },
         { "train", "--minutes -1", "--minutes" }, { "train", "--rings 40", "--rings" },
         { "train", "--blocks 0", "--blocks" }, { "train", "--gumbel 65", "--gumbel" },
-        { "train", "--q-target 1.5", "--q-target" },
+        { "train", "--q-target 1.5", "--q-target" }, { "train", "--blocks 2.5", "--blocks" },
+        { "train", "--seed 1e3", "--seed" }, { "train", "--resume --fresh", "--resume" },
+        { "strength", "--parallel 300", "--parallel" }, { "strength", "--games 2.5", "--games" },
     };
     char out[4096], err[4096], what[160], prefix[96];
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -481,6 +483,17 @@ START_TEST(tools_numeric_options_in_range) {
         ck_assert_msg(st == 2, "%s: status %d: %s", what, st, err);
         snprintf(prefix, sizeof prefix, "zertz: %s: %s: ", bad[i].tool, bad[i].option);
         one_line_from(what, err, prefix);
+    }
+    /* the message names the range and the value refused (a fraction is no whole number) */
+    static const struct { const char *tool, *args, *says; } says[] = {
+        { "train", "--blocks 2.5", "from 1 to 40, not '2.5'" },
+        { "strength", "--parallel 300", "from 1 to 256, not '300'" },
+        { "strength", "--time 1.5", "from 1 to 3600000, not '1.5'" },
+    };
+    for (unsigned i = 0; i < sizeof says / sizeof *says; i++) {
+        int st = th_run_tool("test_engine", says[i].tool, says[i].args, 60, out, sizeof out, err, sizeof err);
+        if (st < 0) continue;
+        ck_assert_msg(st == 2 && strstr(err, says[i].says), "%s %s: status %d: %s", says[i].tool, says[i].args, st, err);
     }
 }
 END_TEST

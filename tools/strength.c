@@ -11,6 +11,7 @@
  * Opponents (--vs, repeatable; default uct, uct10, previous, random): `uct` is UCT at the same time
  * per move (or the same count), `uct10` at ten times it, `previous` the --previous network with
  * the same search, `random`, or any agent spec (src/mcts/agent.h). */
+#include "cli.h"
 #include "mcts/match.h"
 #include <errno.h>
 #include <math.h>
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define TOOL "strength"
 
 enum { MAX_OPP = 16, MAX_OPENINGS = 4096 };
 
@@ -45,15 +48,13 @@ static void usage(FILE *f) {
             "  --help               this text\n");
 }
 
-static int bad(const char *what, const char *why) {
-    fprintf(stderr, "zertz: strength: %s: %s\n", what, why);
-    return 2;
-}
+static int bad(const char *what, const char *why) { return cli_bad(TOOL, what, why); }
 
-static bool num(const char *s, double lo, double hi, double *v) {
-    char *end;
-    *v = strtod(s, &end);
-    return end != s && !*end && *v >= lo && *v <= hi;
+/* The text value of the option at argv[*i] into *dst; false after "needs a value". */
+static bool text_opt(int argc, char **argv, int *i, const char **dst) {
+    const char *v = cli_value(TOOL, argc, argv, i);
+    if (v) *dst = v;
+    return v != NULL;
 }
 
 static void fmt_elo(char *buf, size_t n, double v) {
@@ -73,55 +74,40 @@ int main(int argc, char **argv) {
     const char *net = "default", *net_opts = "", *previous = NULL, *md = NULL, *sgf = NULL;
     const char *vs[MAX_OPP];
     int nvs = 0;
-    double time_ms = 1000, x;
-    long sims = 0;
-    int games = 100, parallel = 2, plies = 2, early = 20, quiet = 0;
+    long time_ms = 1000, sims = 0;
+    int games = 100, parallel = 2, plies = 2, early = 20, quiet = 0, rings = 37;
     uint64_t seed = 1;
-    zz_board_kind board = ZZ_B37;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        if (!strcmp(a, "--quiet")) { quiet = 1; continue; }
-        if (!v) return bad(a, "unknown option or missing value (see strength --help)");
-        i++;
-        if (!strcmp(a, "--net")) net = v;
-        else if (!strcmp(a, "--net-opts")) net_opts = v;
-        else if (!strcmp(a, "--previous")) previous = v;
-        else if (!strcmp(a, "--markdown")) md = v;
-        else if (!strcmp(a, "--sgf")) sgf = v;
+        bool ok = true;
+        if (cli_is_help(a)) { usage(stdout); return 0; }
+        if (!strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--net")) ok = text_opt(argc, argv, &i, &net);
+        else if (!strcmp(a, "--net-opts")) ok = text_opt(argc, argv, &i, &net_opts);
+        else if (!strcmp(a, "--previous")) ok = text_opt(argc, argv, &i, &previous);
+        else if (!strcmp(a, "--markdown")) ok = text_opt(argc, argv, &i, &md);
+        else if (!strcmp(a, "--sgf")) ok = text_opt(argc, argv, &i, &sgf);
         else if (!strcmp(a, "--vs")) {
             if (nvs == MAX_OPP) return bad(a, "too many opponents");
-            vs[nvs++] = v;
+            if ((ok = text_opt(argc, argv, &i, &vs[nvs]))) nvs++;
         } else if (!strcmp(a, "--time")) {
-            if (!num(v, 1, 3.6e6, &x)) return bad(a, "a time in milliseconds, 1..3600000");
-            time_ms = x;
-            sims = 0;
-        } else if (!strcmp(a, "--sims")) {
-            if (!num(v, 1, 1e9, &x)) return bad(a, "a count, 1..1000000000");
-            sims = (long)x;
-        } else if (!strcmp(a, "--games")) {
-            if (!num(v, 2, 100000, &x) || (long)x % 2) return bad(a, "an even number of games, 2..100000");
-            games = (int)x;
-        } else if (!strcmp(a, "--parallel")) {
-            if (!num(v, 1, 256, &x)) return bad(a, "1..256");
-            parallel = (int)x;
-        } else if (!strcmp(a, "--opening-plies")) {
-            if (!num(v, 0, 16, &x)) return bad(a, "0..16");
-            plies = (int)x;
-        } else if (!strcmp(a, "--early-stop")) {
-            if (!num(v, 0, 100000, &x)) return bad(a, "0..100000");
-            early = (int)x;
-        } else if (!strcmp(a, "--seed")) {
-            if (!num(v, 0, 9e15, &x)) return bad(a, "0..9e15");
-            seed = (uint64_t)x;
-        } else if (!strcmp(a, "--rings")) {
-            if (!num(v, 37, 61, &x) || !zz_board_for_rings((int)x)) return bad(a, "the board has 37, 48 or 61 rings");
-            board = zz_board_for_rings((int)x)->kind;
-        } else {
-            return bad(a, "unknown option (see strength --help)");
-        }
+            if ((ok = cli_long_opt(TOOL, argc, argv, &i, 1, 3600000, &time_ms))) sims = 0;
+        } else if (!strcmp(a, "--sims")) ok = cli_long_opt(TOOL, argc, argv, &i, 1, 1000000000, &sims);
+        else if (!strcmp(a, "--games")) {
+            if ((ok = cli_int_opt(TOOL, argc, argv, &i, 2, 100000, &games)) && games % 2) {
+                char why[96];
+                snprintf(why, sizeof why, "expected an even number of games from 2 to 100000, not '%.40s'", argv[i]);
+                return bad(a, why);
+            }
+        } else if (!strcmp(a, "--parallel")) ok = cli_int_opt(TOOL, argc, argv, &i, 1, 256, &parallel);
+        else if (!strcmp(a, "--opening-plies")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 16, &plies);
+        else if (!strcmp(a, "--early-stop")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 100000, &early);
+        else if (!strcmp(a, "--seed")) ok = cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &seed);
+        else if (!strcmp(a, "--rings")) ok = cli_rings_opt(TOOL, argc, argv, &i, &rings);
+        else return cli_unknown(TOOL, a);
+        if (!ok) return 2;
     }
+    zz_board_kind board = zz_board_for_rings(rings)->kind;
     if (nvs == 0) {
         vs[nvs++] = "uct";
         vs[nvs++] = "uct10";
@@ -135,8 +121,8 @@ int main(int argc, char **argv) {
         snprintf(budget, sizeof budget, "%ld", sims);
         snprintf(budget10, sizeof budget10, "%ld", 10 * sims);
     } else {
-        snprintf(budget, sizeof budget, "1000000000,time=%.0f", time_ms);
-        snprintf(budget10, sizeof budget10, "1000000000,time=%.0f", 10 * time_ms);
+        snprintf(budget, sizeof budget, "1000000000,time=%ld", time_ms);
+        snprintf(budget10, sizeof budget10, "1000000000,time=%ld", 10 * time_ms);
     }
     const char *sep = net_opts[0] ? "," : "";
     snprintf(cand, sizeof cand, "puct:%s:%s,threads=1%s%s", net, budget, sep, net_opts);

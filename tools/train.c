@@ -1,6 +1,7 @@
 /* train.c — `make train`: AlphaZero self-play training for Zèrtz from zero (src/train/run.h).
  * An embedded default configuration that learns on a 2-core CPU within minutes; options to change
  * it; Ctrl-C saves everything and exits, and running again resumes. */
+#include "cli.h"
 #include "train/mpi_train.h"
 #include "train/omp_env.h"
 #include "train/run.h"
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define TOOL "train"
 
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
@@ -65,16 +68,72 @@ static int fail(const char *what, const char *why) {
     return 1;
 }
 
-/* Bad usage: one line, exit status 2 (as every tool: tools/cli.h). */
-static int usage_error(const char *what, const char *why) {
-    fprintf(stderr, "zertz: train: %s: %s (see train --help)\n", what, why);
-    return 2;
-}
-
-static bool num(const char *s, double lo, double hi, double *v) {
-    char *end;
-    *v = strtod(s, &end);
-    return end != s && !*end && *v >= lo && *v <= hi;
+/* One option at argv[*i] (its value, if any, moved past): 1 taken, 0 not an option of ours,
+ * -1 bad usage (the message printed: exit 2). */
+static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, int *mpi) {
+    const char *a = argv[*i], *v;
+    int n;
+#define INT_OPT(name, lo, hi, dst)                                                            \
+    if (!strcmp(a, name)) {                                                                   \
+        if (!cli_int_opt(TOOL, argc, argv, i, lo, hi, &n)) return -1;                         \
+        dst = n;                                                                              \
+        return 1;                                                                             \
+    }
+#define DOUBLE_OPT(name, lo, hi, dst)                                                         \
+    if (!strcmp(a, name)) return cli_double_opt(TOOL, argc, argv, i, lo, hi, &dst) ? 1 : -1;
+#define TEXT_OPT(name, dst)                                                                   \
+    if (!strcmp(a, name)) {                                                                   \
+        if (!(v = cli_value(TOOL, argc, argv, i))) return -1;                                 \
+        snprintf(dst, sizeof dst, "%s", v);                                                   \
+        return 1;                                                                             \
+    }
+    if (!strcmp(a, "--fresh")) { c->fresh = 1; return 1; }
+    if (!strcmp(a, "--resume")) { c->resume = 1; c->require_run = 1; return 1; }
+    if (!strcmp(a, "--quiet")) { c->quiet = 1; return 1; }
+    if (!strcmp(a, "--mpi")) {
+        if (!tr_mpi_available()) {
+            cli_bad(TOOL, a, "this build has no MPI (mpicc was not found when it was built): install Open MPI "
+                             "(apt-get install openmpi-bin libopenmpi-dev) and rebuild");
+            return -1;
+        }
+        *mpi = 1;
+        return 1;
+    }
+    TEXT_OPT("--out", c->out)
+    TEXT_OPT("--init", c->init)
+    TEXT_OPT("--pretrain", c->pretrain)
+    if (!strcmp(a, "--rings")) {
+        int rings;
+        if (!cli_rings_opt(TOOL, argc, argv, i, &rings)) return -1;
+        c->sp.board = zz_board_for_rings(rings)->kind;
+        return 1;
+    }
+    if (!strcmp(a, "--blocks") || !strcmp(a, "--channels")) c->arch_given = 1;
+    INT_OPT("--blocks", 1, 40, c->blocks)
+    INT_OPT("--channels", 4, 512, c->channels)
+    INT_OPT("--pretrain-games", 0, 1000000000, c->pretrain_games)
+    INT_OPT("--teacher", 0, 100000000, c->sp.teacher_iters)
+    INT_OPT("--gumbel", 0, 64, c->sp.gumbel_m)
+    INT_OPT("--sims", 2, 100000, *sims)
+    INT_OPT("--games-in-flight", 1, 100000, c->sp.games_in_flight)
+    INT_OPT("--threads", 1, 256, c->sp.threads)
+    INT_OPT("--batch", 1, 65536, c->batch)
+    INT_OPT("--window", 100, 100000000, c->window)
+    INT_OPT("--min-samples", 1, 100000000, c->min_samples)
+    INT_OPT("--gen-steps", 1, 1000000000, c->gen_steps)
+    INT_OPT("--eval-every", 0, 1000000, c->eval_every)
+    INT_OPT("--eval-games", 2, 10000, c->eval_games)
+    DOUBLE_OPT("--rollout-mix", 0, 1, c->rollout_mix)
+    DOUBLE_OPT("--q-target", 0, 1, c->sp.q_target)
+    DOUBLE_OPT("--lr", 1e-6, 10, c->lr)
+    DOUBLE_OPT("--train-ratio", 0.01, 1000, c->train_ratio)
+    DOUBLE_OPT("--minutes", 0, 1e7, c->minutes)
+    if (!strcmp(a, "--steps")) return cli_long_opt(TOOL, argc, argv, i, 0, 1000000000000L, &c->max_steps) ? 1 : -1;
+    if (!strcmp(a, "--seed")) return cli_u64_opt(TOOL, argc, argv, i, UINT64_MAX, &c->seed) ? 1 : -1;
+#undef INT_OPT
+#undef DOUBLE_OPT
+#undef TEXT_OPT
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -95,60 +154,13 @@ int main(int argc, char **argv) {
         snprintf(c.out, sizeof c.out, "runs/gpu");
     }
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double x;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        if (!strcmp(a, "--fresh")) { c.fresh = 1; continue; }
-        if (!strcmp(a, "--resume")) { c.resume = 1; c.require_run = 1; continue; }
-        if (!strcmp(a, "--quiet")) { c.quiet = 1; continue; }
-        if (!strcmp(a, "--mpi")) {
-            if (!tr_mpi_available())
-                return usage_error(a, "this build has no MPI (mpicc was not found when it was built): install Open MPI "
-                                      "(apt-get install openmpi-bin libopenmpi-dev) and rebuild");
-            mpi = 1;
-            continue;
-        }
-        if (!v) return usage_error(a, "unknown option or missing value");
-        i++;
-#define OPT_NUM(name, lo, hi, dst)                                                    \
-    if (!strcmp(a, name)) {                                                           \
-        if (!num(v, lo, hi, &x)) return usage_error(a, "value out of range or not a number"); \
-        dst;                                                                          \
-        continue;                                                                     \
+        if (cli_is_help(argv[i])) { usage(stdout); return 0; }
+        int r = option(argc, argv, &i, &c, &sims, &mpi);
+        if (r < 0) return 2;
+        if (r == 0) return cli_unknown(TOOL, argv[i]);
     }
-        if (!strcmp(a, "--out")) { snprintf(c.out, sizeof c.out, "%s", v); continue; }
-        if (!strcmp(a, "--init")) { snprintf(c.init, sizeof c.init, "%s", v); continue; }
-        if (!strcmp(a, "--pretrain")) { snprintf(c.pretrain, sizeof c.pretrain, "%s", v); continue; }
-        OPT_NUM("--rings", 37, 61, {
-            if (x == 37) c.sp.board = ZZ_B37;
-            else if (x == 48) c.sp.board = ZZ_B48;
-            else if (x == 61) c.sp.board = ZZ_B61;
-            else return usage_error(a, "the board has 37, 48 or 61 rings");
-        })
-        OPT_NUM("--pretrain-games", 0, 1e9, c.pretrain_games = (int)x)
-        OPT_NUM("--rollout-mix", 0, 1, c.rollout_mix = x)
-        OPT_NUM("--q-target", 0, 1, c.sp.q_target = x)
-        OPT_NUM("--teacher", 0, 1e8, c.sp.teacher_iters = (int)x)
-        OPT_NUM("--gumbel", 0, 64, c.sp.gumbel_m = (int)x)
-        OPT_NUM("--blocks", 1, 40, { c.blocks = (int)x; c.arch_given = 1; })
-        OPT_NUM("--channels", 4, 512, { c.channels = (int)x; c.arch_given = 1; })
-        OPT_NUM("--sims", 2, 100000, sims = (int)x)
-        OPT_NUM("--games-in-flight", 1, 100000, c.sp.games_in_flight = (int)x)
-        OPT_NUM("--threads", 1, 256, c.sp.threads = (int)x)
-        OPT_NUM("--lr", 1e-6, 10, c.lr = x)
-        OPT_NUM("--batch", 1, 65536, c.batch = (int)x)
-        OPT_NUM("--train-ratio", 0.01, 1000, c.train_ratio = x)
-        OPT_NUM("--window", 100, 1e8, c.window = (int)x)
-        OPT_NUM("--min-samples", 1, 1e8, c.min_samples = (int)x)
-        OPT_NUM("--gen-steps", 1, 1e9, c.gen_steps = (int)x)
-        OPT_NUM("--eval-every", 0, 1e6, c.eval_every = (int)x)
-        OPT_NUM("--eval-games", 2, 10000, c.eval_games = (int)x)
-        OPT_NUM("--minutes", 0, 1e7, c.minutes = x)
-        OPT_NUM("--steps", 0, 1e12, c.max_steps = (long)x)
-        OPT_NUM("--seed", 0, 1e18, c.seed = (uint64_t)x)
-        return usage_error(a, "unknown option");
-    }
+    if (c.require_run && c.fresh)
+        return cli_bad(TOOL, "--resume", "contradicts --fresh (--resume continues the run in --out, --fresh deletes it)");
     if (sims) {
         c.sp.sims_full = sims;
         c.sp.sims_fast = sims / 4 > 2 ? sims / 4 : 2;
