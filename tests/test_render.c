@@ -15,7 +15,7 @@
  *   - heat-maps: shares from (move, visits) pairs, colours on the right cells, and a real UCT
  *     search when src/mcts/uct.h is present;
  *   - reading notation (splitting turns, board detection, errors naming the turn);
- *   - tools/render's errors ("zertz: <what>: <why>", non-zero status; bad usage "zertz: render:
+ *   - tools/render's errors ("zertz: render: <what>: <why>", status 1; bad usage "zertz: render:
  *     <option>: <why>", status 2) and output; an empty input file refused as tools/replay does;
  *   - rendering a few dozen archive games never fails (skipped loudly without the archive). */
 #include "game/sgf_files.h"
@@ -1144,24 +1144,24 @@ START_TEST(tool_errors_and_output) {
     /* an unknown file */
     snprintf(args, sizeof args, "/nonexistent/x.sgf -o %s", out);
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
-    ck_assert_msg(starts(e, "zertz: /nonexistent/x.sgf: "), "%s", e);
+    ck_assert_msg(starts(e, "zertz: render: /nonexistent/x.sgf: "), "%s", e);
     /* an illegal move, with its turn */
     snprintf(args, sizeof args, "-m 'Wd4,g1; Gd4,a1' -o %s", out);
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
-    ck_assert_msg(starts(e, "zertz: ") && strstr(e, "turn 2"), "%s", e);
+    ck_assert_msg(starts(e, "zertz: render: --moves: ") && strstr(e, "turn 2"), "%s", e);
     /* bad options */
     snprintf(args, sizeof args, "-m Wd4,g1 --size 5 -o %s", out);
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
     ck_assert_msg(starts(e, "zertz: render: --size: "), "%s", e);
     ck_assert_int_ne(run_tool("-m Wd4,g1 --bogus", e, sizeof e), 0);
-    ck_assert_msg(starts(e, "zertz: "), "%s", e);
+    ck_assert_msg(starts(e, "zertz: render: --bogus: "), "%s", e);
     ck_assert_int_ne(run_tool("-m Wd4,g1", e, sizeof e), 0);           /* no -o */
     snprintf(args, sizeof args, "-m Wd4,g1 -t 5 -o %s", out);
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
     ck_assert_msg(strstr(e, "out of range"), "%s", e);
     snprintf(args, sizeof args, "-m Wd4,g1 -o /nonexistent/dir/out.png");
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
-    ck_assert_msg(starts(e, "zertz: /nonexistent/dir/out.png: "), "%s", e);
+    ck_assert_msg(starts(e, "zertz: render: /nonexistent/dir/out.png: "), "%s", e);
     ck_assert_int_eq(run_tool("--help", e, sizeof e), 0);
     /* a picture: the size asked for */
     snprintf(args, sizeof args, "-m 'Wd4,g1; Gc3,a1' --size 500 --theme dark -o %s", out);
@@ -1220,7 +1220,7 @@ START_TEST(tool_refuses_empty_input) {
         int st = run_tool(args, e, sizeof e);
         ck_assert_msg(st == 1, "%s: status %d: %s", names[k], st, e);
         char prefix[600];
-        snprintf(prefix, sizeof prefix, "zertz: %s: ", path);
+        snprintf(prefix, sizeof prefix, "zertz: render: %s: ", path);
         ck_assert_msg(starts(e, prefix), "%s", e);
         ck_assert_msg(access(out, F_OK) != 0, "%s: a picture was written", names[k]);
         if (k < 2) {                    /* the SGF reader's reason, as tools/replay gives it */
@@ -1228,7 +1228,7 @@ START_TEST(tool_refuses_empty_input) {
             int rst = th_run_tool("test_render", "replay", path, 60, NULL, 0, rerr, sizeof rerr);
             if (rst >= 0) {
                 ck_assert_msg(rst == 1, "replay %s: status %d", names[k], rst);
-                ck_assert_msg(strstr(rerr, strchr(e, ':') + 2) != NULL, "render: %s\nreplay: %s", e, rerr);
+                ck_assert_msg(strstr(rerr, e + strlen("zertz: render: ")) != NULL, "render: %s\nreplay: %s", e, rerr);
             }
         } else {
             ck_assert_msg(strstr(e, "no turns"), "%s", e);

@@ -5,7 +5,7 @@
  *   render game.sgf --sequence=1-24 -o seq.png    one panel per turn
  *   render -m "Wd4,d1; Gb2,g1; Bf3,a4" --heatmap 5000 -o heat.png
  *
- * Errors print "zertz: <what>: <why>" on stderr and exit with status 1; bad usage prints
+ * Errors print "zertz: render: <what>: <why>" on stderr and exit with status 1; bad usage prints
  * "zertz: render: OPTION: WHY" and exits with status 2 (tools/cli.h).  A file named *.sgf is read
  * as SGF whatever it holds (as tools/replay reads it); an input with no turn at all (an empty
  * file) is refused. */
@@ -73,8 +73,10 @@ static void usage(FILE *f) {
             RD_POSITION_WIDTH, RD_HEAT_WIDTH, RD_PANEL_WIDTH);
 }
 
+/* "zertz: render: WHAT: WHY" (what NULL: why says what it is about); returns 1. */
 static int fail(const char *what, const char *why) {
-    fprintf(stderr, "zertz: %s: %s\n", what, why);
+    if (what) fprintf(stderr, "zertz: render: %s: %s\n", what, why);
+    else fprintf(stderr, "zertz: render: %s\n", why);
     return 1;
 }
 
@@ -206,7 +208,7 @@ int main(int argc, char **argv) {
         case 'm': {
             size_t a = moves_text ? strlen(moves_text) : 0, b = strlen(optarg);
             char *t = realloc(moves_text, a + b + 2);
-            if (!t) { free(moves_text); return fail("render", "out of memory"); }
+            if (!t) { free(moves_text); return fail(NULL, "out of memory"); }
             if (a) t[a++] = ';';
             memcpy(t + a, optarg, b + 1);
             moves_text = t;
@@ -288,14 +290,14 @@ int main(int argc, char **argv) {
         zz_xx_game xg;
         int xrc = zz_xx_read_file(argv[optind], &xg, err, sizeof err);
         if (xrc != 1) {
-            if (xrc < 0) { fprintf(stderr, "zertz: %s\n", err); rc = 1; }
+            if (xrc < 0) rc = fail(NULL, err);
             else if (sequence || turn >= 0 || iters || visits_path || names)
                 rc = bad_usage(argv[optind], "a Zertz+xx (Extreme) game is drawn as its final position only "
                                              "(no --turn, --sequence, --heatmap, --visits or --names)");
             else {
                 rd_canvas pic = { 0, 0, NULL };
-                if (rd_draw_xx(&xg, &st, &pic, err, sizeof err) != 0) rc = fail("render", err);
-                else if (rd_png_write(&pic, out, err, sizeof err) != 0) { fprintf(stderr, "zertz: %s\n", err); rc = 1; }
+                if (rd_draw_xx(&xg, &st, &pic, err, sizeof err) != 0) rc = fail(NULL, err);
+                else if (rd_png_write(&pic, out, err, sizeof err) != 0) rc = fail(NULL, err);
                 rd_canvas_free(&pic);
             }
             zz_xx_game_free(&xg);
@@ -305,8 +307,7 @@ int main(int argc, char **argv) {
     if (nfiles == 1) {
         if (load_file(argv[optind], (int)rings, &g, err, sizeof err) != 0) {
             zz_game_free(&g);
-            fprintf(stderr, "zertz: %s\n", err);
-            rc = 1;
+            rc = fail(NULL, err);
             goto done;
         }
     } else if (rd_load_notation(moves_text, (int)rings, &g, err, sizeof err) != 0) {
@@ -369,13 +370,10 @@ int main(int argc, char **argv) {
             free(mv);
             free(vis);
         } else if (rd_draw_position(&s, &st, &pic, err, sizeof err) != 0) {
-            rc = fail("render", err);
+            rc = fail(NULL, err);
         }
     }
-    if (rc == 0 && rd_png_write(&pic, out, err, sizeof err) != 0) {
-        fprintf(stderr, "zertz: %s\n", err);
-        rc = 1;
-    }
+    if (rc == 0 && rd_png_write(&pic, out, err, sizeof err) != 0) rc = fail(NULL, err);
     rd_canvas_free(&pic);
     zz_game_free(&g);
 done:
