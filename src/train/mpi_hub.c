@@ -12,7 +12,7 @@
 
 /* FINISH_TIMEOUT_S: the normal stop's wait for every rank's last games; ABRUPT_TAKE_S: when the job is
  * being ended (SIGTERM, which mpirun follows with SIGKILL after odls_base_sigkill_timeout s), how long
- * rank 0 spends taking the batches waiting before it saves */
+ * rank 0 spends taking the batches waiting and the workers' last ones before it saves */
 enum { FINISH_TIMEOUT_S = 60 };
 static const double ABRUPT_TAKE_S = 1.0;
 
@@ -39,6 +39,7 @@ struct tr_mpi_hub {
     long long bcasts, bcast_bytes;  /* weight broadcasts sent, and their bytes each */
     int abrupt;                     /* the job was ended by a signal */
     long long abrupt_games;         /* games taken from the workers meanwhile */
+    int abrupt_done;                /* workers whose last batch came meanwhile */
     rank_info *ranks;               /* [size]; rank 0's entry is unused */
     double t_status;
 };
@@ -259,12 +260,22 @@ static void hub_status(void *ctx, char *buf, size_t len, long steps, long long o
 
 static int hub_finish(void *ctx, tr_replay *rb, int abrupt, long long *games, long long *samples, char *err, size_t errlen) {
     tr_mpi_hub *h = ctx;
-    if (abrupt) {       /* the job is being ended (a signal): the batches already here are kept, and rank 0
-                         * saves them; errors are ignored (a rank may be dead: rank 0 must still save) */
+    if (abrupt) {       /* the job is being ended (a signal): the batches already here, and each worker's
+                         * last one (sent with done = 1 on the signal), are kept and rank 0 saves them;
+                         * ABRUPT_TAKE_S at most (a dead rank never says done); errors are ignored
+                         * (a rank may be dead: rank 0 must still save) */
         char why[512];
         long long g0 = *games;
-        if (h->size > 1) drain(h, rb, mcts_now_s() + ABRUPT_TAKE_S, games, samples, why, sizeof why);
+        double until = mcts_now_s() + ABRUPT_TAKE_S;
         h->abrupt = 1;
+        while (h->size > 1) {
+            drain(h, rb, until, games, samples, why, sizeof why);
+            h->abrupt_done = 0;
+            for (int r = 1; r < h->size; r++) h->abrupt_done += h->ranks[r].done;
+            if (h->abrupt_done == h->size - 1 || mcts_now_s() >= until) break;
+            struct timespec ts = { 0, 1000000 };
+            nanosleep(&ts, NULL);
+        }
         h->abrupt_games = *games - g0;
         return 0;
     }
@@ -334,8 +345,8 @@ void tr_mpi_hub_report(const tr_mpi_hub *h, FILE *f) {
                "%lld weight broadcasts of %lld bytes\n", h->size, games, bytes, games ? (double)bytes / (double)games : 0.0,
             h->bcasts, h->bcast_bytes ? h->bcast_bytes : (long long)(sizeof(tr_mpi_ctl) + h->wbytes));
     if (h->abrupt)
-        fprintf(f, "zertz train: mpi: the job was ended by a signal: %lld games taken from the workers while ending\n",
-                h->abrupt_games);
+        fprintf(f, "zertz train: mpi: the job was ended by a signal: %lld games taken from the workers while ending; "
+                   "%d of %d workers sent their last games\n", h->abrupt_games, h->abrupt_done, h->size - 1);
 }
 
 void tr_mpi_hub_free(tr_mpi_hub *h) {

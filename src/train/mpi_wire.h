@@ -11,7 +11,7 @@
  * Worker -> rank 0, point to point (MPI_Isend, tag TR_TAG_GAMES; rank 0 MPI_Iprobe + MPI_Recv):
  *   tr_mpi_games header, then `image_bytes` bytes: the batch's samples as a replay chunk image
  *   (tr_replay_encode: checksummed); about once a second, also with no games (figures only);
- *   done = 1 on the last message of a rank (after TR_CTL_STOP).
+ *   done = 1 on the last message of a rank (after TR_CTL_STOP, or on SIGTERM: the job is ending).
  * Messages from one rank arrive in order (MPI's non-overtaking rule), so `done` is its last. */
 #ifndef TR_MPI_WIRE_H
 #define TR_MPI_WIRE_H

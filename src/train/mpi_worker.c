@@ -12,7 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SEND_EVERY_MS = 1000, SEND_GAMES = 64 };
+/* LAST_SEND_MS: when the job is being ended (SIGTERM), how long a worker waits, at most, for the
+ * send in flight and then its last batch to go through (mpirun's SIGKILL follows after
+ * odls_base_sigkill_timeout s; rank 0 takes batches for 1 s meanwhile: mpi_hub.c) */
+enum { SEND_EVERY_MS = 1000, SEND_GAMES = 64, LAST_SEND_MS = 1000 };
 
 typedef struct {
     int rank;
@@ -121,6 +124,30 @@ static int wait_sent(worker *w, volatile sig_atomic_t *stop, char *err, size_t e
     }
 }
 
+/* Wait until the send in flight is through, until mcts_now_s() passes until: 1 through, 0 not (or
+ * an error: the job is ending, nobody to tell). */
+static int sent_by(worker *w, double until) {
+    char e[512];
+    for (;;) {
+        int sd = send_done(w, e, sizeof e);
+        if (sd != 0) return sd > 0;
+        if (mcts_now_s() >= until) return 0;
+        nap_ms(1);
+    }
+}
+
+/* The launcher is ending the job (SIGTERM: Ctrl-C, or a rank died): self-play stops, and the games
+ * finished go to rank 0 once, as this rank's last message (done = 1), when the send in flight is
+ * through in time; LAST_SEND_MS at most in all.  Errors are ignored (rank 0 may be the rank that
+ * died); what is left is lost with the process. */
+static void send_last(worker *w, tr_selfplay *sp) {
+    double until = mcts_now_s() + LAST_SEND_MS / 1000.0;
+    char e[512];
+    tr_selfplay_stop(sp);
+    take_games(w, sp);
+    if (sent_by(w, until) && send_games(w, sp, 1, e, sizeof e) == 0) sent_by(w, until);
+}
+
 int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic_t *stop, char *err, size_t errlen) {
     worker w;
     memset(&w, 0, sizeof w);
@@ -188,7 +215,7 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     long new_steps = 0;
     double last_send = mcts_now_s();
     while (!stopped) {
-        if (*stop) { ret = 1; goto out; }           /* the launcher ends the job: nothing to say */
+        if (*stop) { send_last(&w, sp); ret = 1; goto out; }     /* the launcher ends the job */
         const char *spe = tr_selfplay_error(sp);
         if (spe) { snprintf(err, errlen, "self-play: %s", spe); goto out; }
         take_games(&w, sp);
@@ -239,14 +266,18 @@ int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic
     }
     /* stopped by rank 0: the last weights reach the evaluator (self-play runs: it takes them within
      * a batch), what is finished goes, then the last message says done */
-    for (double t0 = mcts_now_s(); publish && mcts_now_s() - t0 < 5.0; nap_ms(1)) {
+    for (double t0 = mcts_now_s(); publish && !*stop && mcts_now_s() - t0 < 5.0; nap_ms(1)) {
         int pr = try_publish(&w, ev, sp, m, new_gen, new_steps, err, errlen);
         if (pr < 0) goto out;
         if (pr > 0) publish = 0;
     }
     tr_selfplay_stop(sp);
     take_games(&w, sp);
-    if ((ws = wait_sent(&w, stop, err, errlen)) != 0) { ret = ws; goto out; }
+    if ((ws = wait_sent(&w, stop, err, errlen)) != 0) {
+        if (ws > 0) send_last(&w, sp);          /* ended meanwhile: the games go as on a signal */
+        ret = ws;
+        goto out;
+    }
     if (send_games(&w, sp, 1, err, errlen) != 0) goto out;
     if ((ws = wait_sent(&w, stop, err, errlen)) != 0) { ret = ws; goto out; }
     ret = 0;

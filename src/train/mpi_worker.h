@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* Run worker `rank` until rank 0 says stop (0), or *stop is set by a signal (1: the launcher is
- * ending the job), or rank 0 could not start the run (2: it said why), or an error (-1, with a
+ * ending the job; the finished games are sent first, 1 s at most), or rank 0 could not start the run (2: it said why), or an error (-1, with a
  * message).  The search (simulations, noise, temperature, resignation, ...) is rank 0's; the
  * scheduler's size (games in flight, worker threads) is this rank's own, from `local` (its
  * command line, or its defaults: larger where it has a GPU). */
