@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--sims")) ok = cli_long_opt(TOOL, argc, argv, &i, 1, 1000000000, &sims);
         else if (!strcmp(a, "--games")) {
             if ((ok = cli_int_opt(TOOL, argc, argv, &i, 2, 100000, &games)) && games % 2) {
-                char why[96];
+                char why[128];
                 snprintf(why, sizeof why, "expected an even number of games from 2 to 100000, not '%.40s'", argv[i]);
                 return bad(a, why);
             }
