@@ -2,8 +2,9 @@
  * net, 8 simulations): rank 0's replay buffer holds games from every rank, nothing lost or counted
  * twice; the workers' weights follow the trainer's (by generation: at the end each worker holds the
  * trainer's last generation, and its samples carry generations that grew during the run and never
- * ran ahead of the trainer); a worker killed mid-run ends the job with a clear message, and running
- * the same command again resumes from rank 0's files.  Skipped loudly without mpirun or without an
+ * ran ahead of the trainer); a worker killed mid-run ends the job with a clear message, rank 0
+ * saves its state (at least the step reached before the kill) and the other worker's last games,
+ * and running the same command again resumes from the saved step.  Skipped loudly without mpirun or without an
  * MPI build of tools/train, and under sanitizers (Open MPI's own allocations are reported). */
 #include "train/replay.h"
 #include "train/runstate.h"
@@ -156,17 +157,32 @@ START_TEST(three_ranks_fill_one_buffer_and_follow_the_weights) {
 }
 END_TEST
 
-/* A worker dies (SIGKILL): the job ends with a clear message; the same command resumes. */
+/* The last "steps N" of rank 0's status lines in out, or -1. */
+static long last_status_step(const char *out) {
+    long n = -1;
+    for (const char *q = strstr(out, " steps "); q; q = strstr(q + 1, " steps ")) {
+        long v;
+        if (sscanf(q, " steps %ld", &v) == 1) n = v;
+    }
+    return n;
+}
+
+/* A worker dies (SIGKILL): the job ends with a clear message, rank 0 saves its state in the seconds
+ * mpirun gives it (odls_base_sigkill_timeout, as `make train-mpi` sets), and the same command
+ * resumes from the saved step. */
 START_TEST(a_dead_rank_ends_the_job_and_the_run_resumes) {
     snprintf(dir, sizeof dir, "/tmp/zz-train-mpi-kill-%d", (int)getpid());
     char cmd[8192], of[300], pidf[300];
     snprintf(of, sizeof of, "%s.out", dir);
     snprintf(pidf, sizeof pidf, "%s.pid", dir);
-    snprintf(cmd, sizeof cmd, "rm -rf %s; (timeout -k 5 150 %s %s --mpi --out %s %s --fresh --minutes 2 --gen-steps 10 --train-ratio 0.1 >%s 2>&1 </dev/null; "
-             "echo $? >%s.rc) & echo $! >%s", dir, MPIRUN, prog, dir, TINY, of, dir, pidf);
+    /* bounded by steps (far more than are made before the job is ended), --minutes as a backstop */
+    snprintf(cmd, sizeof cmd, "rm -rf %s; (timeout -k 5 150 %s --mca odls_base_sigkill_timeout 5 %s --mpi --out %s %s --fresh "
+             "--steps 3000 --minutes 2 --gen-steps 10 --train-ratio 0.1 >%s 2>&1 </dev/null; echo $? >%s.rc) & echo $! >%s",
+             dir, MPIRUN, prog, dir, TINY, of, dir, pidf);
     ck_assert_int_eq(system(cmd), 0);
     /* wait for a checkpoint past step 20 and for rank 2 to have joined */
     int pid2 = 0;
+    long before = -1;           /* the step just before the kill: rank 0 saves at least that */
     tr_runstate st = { 0 };
     for (int i = 0; i < 900 && !(pid2 > 0 && st.steps >= 20); i++) {
         struct timespec ts = { 0, 100000000 };
@@ -175,10 +191,12 @@ START_TEST(a_dead_rank_ends_the_job_and_the_run_resumes) {
         const char *j = strstr(o, "rank 2 joined:");
         const char *p = j ? strstr(j, "pid ") : NULL;
         if (p) pid2 = atoi(p + 4);
-        free(o);
         st = state();
+        before = last_status_step(o);
+        free(o);
     }
     ck_assert_msg(pid2 > 0 && st.steps >= 20, "the job did not get going (rank 2 pid %d, step %ld)", pid2, st.steps);
+    if (st.steps > before) before = st.steps;
     ck_assert_int_eq(kill(pid2, SIGKILL), 0);
     char rcf[320];
     snprintf(rcf, sizeof rcf, "%s.rc", dir);
@@ -191,30 +209,46 @@ START_TEST(a_dead_rank_ends_the_job_and_the_run_resumes) {
     ck_assert_msg(rcs && *rcs, "the job did not end within 60 s of a rank's death");
     char *out = slurp(of);
     ck_assert_msg(atoi(rcs) != 0 && atoi(rcs) != 124, "exit status %s:\n%s", rcs, out);
-    /* mpirun names the dead rank; rank 0 says what was saved and how to go on, when it had the time */
-    ck_assert_msg(strstr(out, "signal 9") || strstr(out, "Killed") || strstr(out, "run the same command again"), "%s", out);
+    /* mpirun names the dead rank; rank 0 saved (tools/train.c's words) at least the step it had
+     * reached before the kill, and took the last games of the worker that was ended (rank 1) */
+    ck_assert_msg(strstr(out, "signal 9") || strstr(out, "Killed"), "%s", out);
+    const char *sv = strstr(out, "state saved at step ");
+    long saved = -1;
+    ck_assert_msg(sv && sscanf(sv, "state saved at step %ld", &saved) == 1, "no \"state saved at step\":\n%s", out);
+    ck_assert_msg(saved >= before, "saved step %ld, but step %ld before the kill:\n%s", saved, before, out);
+    ck_assert_msg(strstr(out, "run the same command again to resume"), "%s", out);
+    ck_assert_msg(strstr(out, "1 of 2 workers sent their last games"), "%s", out);
     free(out);
     free(rcs);
     disk d = read_disk();
     ck_assert_int_eq(d.n, d.total);
     st = state();
-    long saved = st.steps;
-    ck_assert_int_ge(saved, 20);
+    ck_assert_int_eq(st.steps, saved);
     ck_assert_int_eq(st.samples <= d.total, 1);
 
-    /* the same command again (without --fresh): it resumes from rank 0's files */
+    /* the same command again (without --fresh): it resumes from rank 0's files; the samples saved
+     * allow some steps at once (training counts flushed samples: it lags), then 20 steps more need
+     * new games, the workers' among them */
+    long backlog = (long)((0.1 * (double)d.total - (double)st.trained) / 32);
+    long target = saved + (backlog > 0 ? backlog : 0) + 20;
     char args[128];
-    snprintf(args, sizeof args, "--steps %ld --gen-steps 10 --train-ratio 0.1", saved + 20);
+    snprintf(args, sizeof args, "--steps %ld --gen-steps 10 --train-ratio 0.1", target);
     int rc = job(args, 180, &out);
     ck_assert_msg(rc == 0, "resume: exit %d:\n%s", rc, out);
-    ck_assert_msg(strstr(out, "resumed at step"), "%s", out);
+    const char *rs = strstr(out, "resumed at step ");
+    long resumed = -1;
+    ck_assert_msg(rs && sscanf(rs, "resumed at step %ld", &resumed) == 1, "%s", out);
+    ck_assert_msg(resumed == saved && resumed >= before, "resumed at step %ld; saved %ld, %ld before the kill", resumed, saved,
+                  before);
     disk d2 = read_disk();
     ck_assert_int_eq(d2.n, d2.total);
     ck_assert_int_ge(d2.total, d.total);
     st = state();
-    ck_assert_int_eq(st.steps, saved + 20);
+    ck_assert_int_eq(st.steps, target);
     ck_assert_int_eq(st.samples, d2.total);
-    for (int o = 1; o < 3; o++) ck_assert_int_ge(d2.gen_max[o], saved / 10);   /* resumed weights went out */
+    for (int o = 1; o < 3; o++)         /* resumed weights went out */
+        ck_assert_msg(d2.gen_max[o] >= saved / 10, "rank %d: samples before %lld after %lld, generations %lld..%lld; saved "
+                      "step %ld:\n%s", o, d.by_origin[o], d2.by_origin[o], d2.gen_min[o], d2.gen_max[o], saved, out);
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf %s %s.out %s.pid %s.rc", dir, dir, dir, dir);
     ck_assert_int_eq(system(cmd), 0);
