@@ -58,6 +58,7 @@ int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen)
                                   "flags", "replay_error" };
     enum { NNEED = sizeof NEED / sizeof NEED[0] };
     int col[NNEED];
+    int col_rings_left = -1, col_marbles = -1;      /* optional columns */
     char *hdrline = NULL, *line = NULL;
     size_t hcap = 0, lcap = 0;
     char *hdr[MAX_FIELDS], *fld[MAX_FIELDS];
@@ -67,6 +68,8 @@ int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen)
     int nh = split_csv(hdrline, hdr);
     for (int i = 0; i < NNEED; i++)
         if ((col[i] = col_index(hdr, nh, NEED[i])) < 0) { snprintf(err, errlen, "%s: no column '%s'", path, NEED[i]); goto out; }
+    col_rings_left = col_index(hdr, nh, "rings_left");
+    col_marbles = col_index(hdr, nh, "marbles_on_board");
     while (getline(&line, &lcap, f) >= 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = 0;
@@ -95,6 +98,8 @@ int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen)
         r->strict = atoi(fld[col[11]]) == 1;
         snprintf(r->flags, sizeof r->flags, "%s", fld[col[12]]);
         snprintf(r->replay_error, sizeof r->replay_error, "%s", fld[col[13]]);
+        r->rings_left = col_rings_left >= 0 && *fld[col_rings_left] ? atoi(fld[col_rings_left]) : -1;
+        r->marbles_on_board = col_marbles >= 0 && *fld[col_marbles] ? atoi(fld[col_marbles]) : -1;
     }
     qsort(m->rows, (size_t)m->n, sizeof *m->rows, cmp_row_path);
     rc = 0;
@@ -140,14 +145,36 @@ bool zz_manifest_checkable(const zz_manifest_row *r) {
     return true;
 }
 
-int zz_manifest_compare(const zz_manifest_row *r, const zz_game *g, char *why, size_t whylen) {
-    int turns = g->nturns + (g->end == ZZ_END_RESIGN);   /* the manifest counts a resignation as a turn */
-    return zz_manifest_compare_counts(r, (const uint8_t(*)[3])g->final.cap, g->final.pool, g->end, g->winner, turns,
-                                      g->first_player, why, whylen);
+/* Whether the row's flags ("key=n;key=n...") hold key. */
+static bool has_flag(const zz_manifest_row *r, const char *key) {
+    size_t k = strlen(key);
+    for (const char *f = r->flags; *f;) {
+        if (strcspn(f, "=;") == k && !strncmp(f, key, k)) return true;
+        f += strcspn(f, ";");
+        if (*f == ';') f++;
+    }
+    return false;
 }
 
-int zz_manifest_compare_counts(const zz_manifest_row *r, const uint8_t cap[2][3], const uint8_t pool[3], int end,
-                               int winner, int turns, int first_player, char *why, size_t whylen) {
+int zz_manifest_compare(const zz_manifest_row *r, const zz_game *g, char *why, size_t whylen) {
+    zz_manifest_counts c;
+    memset(&c, 0, sizeof c);
+    memcpy(c.cap, g->final.cap, sizeof c.cap);
+    memcpy(c.pool, g->final.pool, sizeof c.pool);
+    c.end = g->end;
+    c.winner = g->winner;
+    c.turns = g->nturns + (g->end == ZZ_END_RESIGN);     /* the manifest counts a resignation as a turn */
+    c.first_player = g->first_player;
+    c.board_rings = zz_board_get(g->board)->rings;
+    c.rings_left = zz_popcount(g->final.rings);
+    c.marbles_on_board = zz_popcount(zz_marbles(&g->final));
+    return zz_manifest_compare_counts(r, &c, why, whylen);
+}
+
+int zz_manifest_compare_counts(const zz_manifest_row *r, const zz_manifest_counts *c, char *why, size_t whylen) {
+    const uint8_t(*cap)[3] = c->cap;
+    const uint8_t *pool = c->pool;
+    int end = c->end, winner = c->winner, turns = c->turns, first_player = c->first_player;
     for (int p = 0; p < 2; p++)
         if (cap[p][0] != r->cap[p][0] || cap[p][1] != r->cap[p][1] || cap[p][2] != r->cap[p][2]) {
             snprintf(why, whylen, "P%d captured %d/%d/%d, manifest says %d/%d/%d", p, cap[p][0], cap[p][1], cap[p][2],
@@ -177,6 +204,22 @@ int zz_manifest_compare_counts(const zz_manifest_row *r, const uint8_t cap[2][3]
     if (first_player != r->first_player) {
         snprintf(why, whylen, "first player %d, manifest says %d", first_player, r->first_player);
         return -1;
+    }
+    if (r->rings_left >= 0 && c->rings_left != r->rings_left) {
+        snprintf(why, whylen, "%d rings left, manifest says %d", c->rings_left, r->rings_left);
+        return -1;
+    }
+    if (r->marbles_on_board >= 0 && c->marbles_on_board != r->marbles_on_board) {
+        snprintf(why, whylen, "%d marbles on the board, manifest says %d", c->marbles_on_board, r->marbles_on_board);
+        return -1;
+    }
+    if (r->rings && c->board_rings && c->board_rings != r->rings) {
+        /* The manifest's board is the SU tag's (Zertz+H: 48); a record whose set-up changes the
+         * board (SetBoard) is played on another, which its moves prove (test_parity) */
+        bool setboard = has_flag(r, "op_setboard");
+        snprintf(why, whylen, "manifest says %d rings; the record is a %d-ring game%s", r->rings, c->board_rings,
+                 setboard ? " (SetBoard)" : "");
+        return setboard ? 1 : -1;
     }
     return 0;
 }

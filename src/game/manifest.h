@@ -1,5 +1,6 @@
 /* manifest.h — the Boardspace archive's manifest.csv (one row per game: the expected final
- * captures, pool, winner and how the game ended), used by the parity tests and tools/replay. */
+ * captures, pool, rings and marbles left, winner and how the game ended), used by the parity tests
+ * and tools/replay. */
 #ifndef ZZ_MANIFEST_H
 #define ZZ_MANIFEST_H
 
@@ -17,6 +18,8 @@ typedef struct {
     int winner;              /* 0 or 1; -1 when empty */
     int cap[2][3];           /* final captures, white/grey/black */
     int pool[3];
+    int rings_left;          /* rings on the board at the end; -1 when the manifest has no such column */
+    int marbles_on_board;    /* marbles on the board at the end; -1 likewise */
     bool clean, strict;
     char flags[160];
     char replay_error[96];
@@ -39,12 +42,22 @@ const zz_manifest_row *zz_manifest_find(const zz_manifest *m, const char *path);
  * `placed_from_own_captures` (legal). */
 bool zz_manifest_checkable(const zz_manifest_row *r);
 
-/* The same comparison from the counts of any replay (Zertz+xx games are not zz_games). */
-int zz_manifest_compare_counts(const zz_manifest_row *r, const uint8_t cap[2][3], const uint8_t pool[3], int end,
-                               int winner, int turns, int first_player, char *why, size_t whylen);
+/* What a replay says about a game, for the comparison (Zertz+xx games are not zz_games). */
+typedef struct {
+    uint8_t cap[2][3], pool[3];     /* final captures and pool */
+    int end, winner, turns, first_player;   /* turns: a resignation counts as one (as the manifest) */
+    int board_rings;                /* the board replayed: 37, 48, 61; 0 a custom board (not compared) */
+    int rings_left, marbles_on_board;   /* on the board at the end */
+} zz_manifest_counts;
 
-/* Compare a replayed game with its row: final captures, pool, end, winner, turns, first player.
- * Returns 0 when they agree, else -1 with the first difference in why. */
+/* Compare a replay's counts with its row: final captures, pool, end, winner, turns, first player,
+ * rings and marbles left on the board, and the board.  Returns 0 when they agree; 1 for the one
+ * known, explained difference (why says it): the row's board is the SU tag's while the record's
+ * set-up changed the board (flag op_setboard: "manifest says 48 rings; the record is a 37-ring
+ * game (SetBoard)"), everything else agreeing; else -1 with the first difference in why. */
+int zz_manifest_compare_counts(const zz_manifest_row *r, const zz_manifest_counts *c, char *why, size_t whylen);
+
+/* The same for a replayed game. */
 struct zz_game_s;
 int zz_manifest_compare(const zz_manifest_row *r, const struct zz_game_s *g, char *why, size_t whylen);
 
