@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -285,7 +286,8 @@ static bool process_runs(long pid) {
 
 /* A cmd: program that hangs is really stopped: /bin/sh -c forks the program (here a shell that
  * writes its pid and becomes `sleep`, behind `; true` so that the outer shell cannot exec it), and
- * stopping only the shell used to leave the program running after "the program was stopped". */
+ * stopping only the shell used to leave the program running after "the program was stopped".  In
+ * a process group of its own it misses the terminal's Ctrl-C: a tool ended by a signal passes it on. */
 START_TEST(cmd_agent_stop_ends_the_program) {
     signal(SIGPIPE, SIG_IGN);
     char file[] = "/tmp/zz_cmd_pid_XXXXXX", spec[256], err[512];
@@ -311,6 +313,38 @@ START_TEST(cmd_agent_stop_ends_the_program) {
     for (int i = 0; i < 100 && (runs = process_runs(pid)); i++) usleep(10000);   /* init reaps it */
     if (runs) kill((pid_t)pid, SIGKILL);                                        /* leave no sleep behind */
     ck_assert_msg(!runs, "the program (pid %ld) still runs after the agent stopped it", pid);
+
+    /* a tool ended by SIGTERM (or Ctrl-C) while its program hangs takes the program with it */
+    snprintf(file, sizeof file, "/tmp/zz_cmd_pid_XXXXXX");
+    fd = mkstemp(file);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(spec, sizeof spec, "cmd:sh -c 'echo $$ > %s; exec sleep 1000'; true", file);
+    pid_t tool = fork();
+    ck_assert_int_ge(tool, 0);
+    if (tool == 0) {
+        signal(SIGTERM, SIG_DFL);                  /* as in a tool (Check's runner has its own) */
+        setenv("ZZ_CMD_TIMEOUT_MS", "20000", 1);
+        mcts_agent_new(spec, 1, err, sizeof err);                  /* waits for the handshake */
+        _exit(0);
+    }
+    pid = 0;
+    for (int i = 0; i < 500 && pid <= 0; i++) {                    /* the program has started */
+        usleep(10000);
+        if ((f = fopen(file, "r"))) {
+            if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+            fclose(f);
+        }
+    }
+    unlink(file);
+    kill(tool, SIGTERM);
+    int st;
+    ck_assert_int_eq(waitpid(tool, &st, 0), tool);
+    ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
+    ck_assert_int_gt(pid, 1);
+    for (int i = 0; i < 100 && (runs = process_runs(pid)); i++) usleep(10000);
+    if (runs) kill((pid_t)pid, SIGKILL);
+    ck_assert_msg(!runs, "the program (pid %ld) still runs after its tool was ended by SIGTERM", pid);
 }
 END_TEST
 

@@ -1,17 +1,60 @@
 /* proc.c — fork/exec a shell command, in a process group of its own, with its stdin/stdout on
  * pipes; lines read with a timeout (poll) from our own buffer over the raw pipe; stopping it signals
- * the whole group (see proc.h). */
+ * the whole group, and so does a fatal signal to us (see proc.h). */
 #include "proc.h"
 #include "clock.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The children's process groups, for a signal that ends this process: in groups of their own they
+ * no longer get the terminal's Ctrl-C, so it is passed on to them (SIGINT, SIGTERM and SIGHUP,
+ * where their disposition is the default: a tool's own handler is left alone). */
+enum { MAX_GROUPS = 256 };
+static atomic_int g_groups[MAX_GROUPS];
+
+static void on_fatal_signal(int sig) {
+    for (int i = 0; i < MAX_GROUPS; i++) {
+        int g = atomic_load(&g_groups[i]);
+        if (g > 0) kill(-g, SIGTERM);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* At each spawn: a signal still at its default action gets on_fatal_signal. */
+static void pass_signals_on(void) {
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (int k = 0; k < 3; k++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[k], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
+static void group_register(pid_t g) {
+    for (int i = 0; i < MAX_GROUPS; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&g_groups[i], &free_slot, (int)g)) return;
+    }
+}
+
+static void group_unregister(pid_t g) {
+    for (int i = 0; i < MAX_GROUPS; i++) {
+        int mine = (int)g;
+        if (atomic_compare_exchange_strong(&g_groups[i], &mine, 0)) return;
+    }
+}
 
 int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen) {
     int in[2], out[2];
@@ -25,6 +68,7 @@ int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen)
         close(in[0]); close(in[1]);
         return -1;
     }
+    pass_signals_on();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -40,6 +84,7 @@ int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen)
         _exit(127);
     }
     setpgid(pid, pid);                       /* also here, so it holds before we ever signal the group */
+    group_register(pid);
     close(in[0]);
     close(out[1]);
     p->open = true;
@@ -180,6 +225,7 @@ static void stop_child(mcts_proc *p, int grace_ms) {
         if (!group_gone(p, 1000) && p->group > 0) kill(-p->group, SIGKILL);
     }
     if (p->pid > 0) waitpid(p->pid, &p->status, 0);
+    if (p->group > 0) group_unregister(p->group);
     p->pid = -1;
     p->group = -1;
 }

@@ -24,7 +24,10 @@ typedef struct mcts_proc {
 } mcts_proc;
 
 /* Run `command` with /bin/sh -c in a process group of its own (so that stopping it stops what the
- * shell started too), its stdin and stdout piped to us (stderr inherited).
+ * shell started too), its stdin and stdout piped to us (stderr inherited).  Out of the terminal's
+ * process group it no longer gets Ctrl-C itself: a spawn makes SIGINT, SIGTERM and SIGHUP, where
+ * they have their default action, send SIGTERM to every running child's group before this process
+ * ends.
  * Returns 0, or -1 with a message.  Writing to a child that died raises SIGPIPE: tools that use
  * this ignore SIGPIPE. */
 int mcts_proc_spawn(mcts_proc *p, const char *command, char *err, size_t errlen);
