@@ -350,7 +350,7 @@ END_TEST
 
 /* tools/arena: every numeric option refused out of range with "zertz: arena: OPTION: ..." and
  * status 2, before anything runs; bad agents too; --help lists every option with its default;
- * cmd:/bin/cat ends within seconds with --cmd-timeout. */
+ * a ply cap by default, and the cap is a draw; cmd:/bin/cat ends within seconds with --cmd-timeout. */
 START_TEST(arena_tool_command_line) {
     char out[16384], err[2048];
     const struct { const char *args, *starts; } bad[] = {
@@ -389,7 +389,12 @@ START_TEST(arena_tool_command_line) {
                                "--cmd-timeout", "--quiet", "threads", "maxchildren", "rollouts", "ZZ_CMD_TIMEOUT_MS" };
         for (unsigned i = 0; i < sizeof opts / sizeof *opts; i++) ck_assert_msg(strstr(out, opts[i]), "no %s in:\n%s", opts[i], out);
         ck_assert_msg(strstr(out, "default 20") && strstr(out, "default 10000"), "%s", out);
+        ck_assert_msg(strstr(out, "(default 400;"), "no default ply cap in:\n%s", out);  /* games always end */
     }
+    /* the cap is a draw: no game of Zertz ends within 6 plies */
+    ck_assert_int_eq(th_run_tool("test_mcts_arena", "arena", "random random --games 4 --ply-cap 6 --opening-plies 0 --quiet",
+                                 30, out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "A: 0 wins, 0 losses, 4 draws"), "%s", out);
     double t0 = now_s();
     int st = th_run_tool("test_mcts_arena", "arena", "cmd:/bin/cat random --games 2 --cmd-timeout 300", 30, out, sizeof out,
                          err, sizeof err);

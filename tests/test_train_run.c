@@ -4,7 +4,7 @@
  * the untrained network does (the end-to-end test that can fail). */
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
-#include "train/omp_env.h"
+#include "nn/omp_env.h"
 #include "train/replay.h"
 #include "train/run.h"
 #include "train/runstate.h"
@@ -431,7 +431,7 @@ START_TEST(training_beats_untrained) {
 END_TEST
 
 int main(int argc, char **argv) {
-    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
+    nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     Suite *s = suite_create("train_run");
     TCase *tc = tcase_create("run");
     tcase_set_timeout(tc, 600);

@@ -3,7 +3,7 @@
  * games it produces are well-formed training samples (legal visits, z from each position's
  * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
  * blended with the root value; teacher mode (UCT plays, no network). */
-#include "train/omp_env.h"
+#include "nn/omp_env.h"
 #include "train/selfplay.h"
 #include "train/trainer.h"
 #include "helpers.h"
@@ -313,7 +313,7 @@ START_TEST(gumbel_selfplay_targets) {
 END_TEST
 
 int main(int argc, char **argv) {
-    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
+    nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     Suite *s = suite_create("train_selfplay");
     TCase *tc = tcase_create("scheduler");
     tcase_set_timeout(tc, 300);

@@ -12,6 +12,7 @@
  * Bad usage: "zertz: arena: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
 #include "mcts/match.h"
+#include "nn/omp_env.h"
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,7 +33,9 @@ static void usage(FILE *f) {
                "                    same seed replays the same games\n"
                "  --rings R         board: 37, 48 or 61 rings (default 37)\n"
                "  --sgf DIR         write every game as DIR/game-NNNN.sgf (default: none)\n"
-               "  --ply-cap N       a game reaching N plies is a draw, 0..65535 (default 0: no cap)\n"
+               "  --ply-cap N       a game reaching N plies is a draw, 0..65535 (default %d; 0: no cap,\n"
+               "                    and a game may never end: with the pool empty and no ring free,\n"
+               "                    two players can place and recapture the same marbles for ever)\n"
                "  --opening-plies K each pair of games starts with K random plies (the same for both\n"
                "                    colours), 0..16 (default 2; 0: every game from the start position)\n"
                "  --cmd-timeout MS  milliseconds a cmd: engine has for each answer, 1..%d (default\n"
@@ -43,7 +46,8 @@ static void usage(FILE *f) {
                "                    colour it plays (e.g. --handicap 1,0,0); games are written SU[Zertz+H]\n"
                "  --quiet           no line per finished game on stderr\n"
                "  -h, --help        this text\n",
-            MCTS_CMD_TIMEOUT_MAX_MS, MCTS_CMD_TIMEOUT_ENV, MCTS_CMD_TIMEOUT_DEFAULT_MS);
+            MCTS_MATCH_PLY_CAP_DEFAULT, MCTS_CMD_TIMEOUT_MAX_MS, MCTS_CMD_TIMEOUT_ENV,
+            MCTS_CMD_TIMEOUT_DEFAULT_MS);
     mcts_agent_help(f);
 }
 
@@ -107,11 +111,13 @@ static void print_elo(const char *label, double v) {
 }
 
 int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);            /* games at once fill the cores: OpenMP on one (omp_env.h) */
     signal(SIGPIPE, SIG_IGN);              /* a cmd: engine that dies must not kill the arena */
     mcts_match_config c;
     memset(&c, 0, sizeof c);
     c.games = 20;
     c.parallel = 2;
+    c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
     c.agent_threads = 1;
     c.seed = 1;
     c.board = ZZ_B37;

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "nn/model.h"
 #include "cuda/backend.h"
-#include "train/omp_env.h"
+#include "nn/omp_env.h"
 #include "train/live_eval.h"
 #include "train/run.h"
 #include <stdio.h>
@@ -62,7 +62,7 @@ static int bench(const char *label, int blocks, int channels, const tr_run_confi
 }
 
 int main(int argc, char **argv) {
-    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
+    nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     double seconds = 10;
     bool gpu = false;
     for (int i = 1; i < argc; i++) {

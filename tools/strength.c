@@ -13,6 +13,7 @@
  * the same search, `random`, or any agent spec (src/mcts/agent.h). */
 #include "cli.h"
 #include "mcts/match.h"
+#include "nn/omp_env.h"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -70,6 +71,7 @@ typedef struct {
 } rung;
 
 int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);   /* each side on one core (omp_env.h) */
     signal(SIGPIPE, SIG_IGN);
     const char *net = "default", *net_opts = "", *previous = NULL, *md = NULL, *sgf = NULL;
     const char *vs[MAX_OPP];
@@ -167,7 +169,7 @@ int main(int argc, char **argv) {
         c.agent_threads = 1;
         c.seed = seed * 1000003ULL + (uint64_t)k;
         c.board = board;
-        c.ply_cap = 400;
+        c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
         c.openings = openings;
         c.nopenings = nop;
         c.stop_early = early;

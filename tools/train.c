@@ -3,7 +3,7 @@
  * it; Ctrl-C saves everything and exits, and running again resumes. */
 #include "cli.h"
 #include "train/mpi_train.h"
-#include "train/omp_env.h"
+#include "nn/omp_env.h"
 #include "train/run.h"
 #include "cuda/backend.h"
 #include <signal.h>
@@ -137,7 +137,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
 }
 
 int main(int argc, char **argv) {
-    tr_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
+    nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     tr_run_config c;
     tr_run_config_default(&c);
     int sims = 0, mpi = 0, mpi_status = 0;

@@ -28,6 +28,11 @@ typedef struct mcts_opening {
  * when the board has fewer), seeded.  Returns how many were written. */
 int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out);
 
+/* The ply cap of the arena and the ladder: Boardspace has no repetition rule, and once the pool
+ * is empty and no ring is free, two players can place and recapture the same marbles for ever
+ * (seen between two networks: past 5,000 plies).  The longest archive game has far fewer plies. */
+enum { MCTS_MATCH_PLY_CAP_DEFAULT = 400 };
+
 typedef struct mcts_match_config {
     const char *spec[2];       /* agents A and B */
     int games;
@@ -35,7 +40,7 @@ typedef struct mcts_match_config {
     int agent_threads;         /* search threads per agent unless its spec says (default 1) */
     uint64_t seed;
     zz_board_kind board;
-    int ply_cap;               /* 0: none */
+    int ply_cap;               /* a draw at this ply; 0: none (a game may then never end) */
     const char *sgf_dir;       /* write game-NNNN.sgf here (created if missing); NULL: none */
     FILE *progress;            /* one line per finished game, or NULL */
     const mcts_opening *openings;   /* games 2k, 2k+1 start with openings[k % nopenings]; NULL: none */
