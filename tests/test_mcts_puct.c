@@ -35,6 +35,8 @@ typedef struct {
     long fail_at;              /* fail on this call (0 = never) */
     zz_move favour;            /* give this move prior 0.9 when legal */
     uint64_t rng;
+    int root_ply;              /* positions at another ply with one legal move are counted: */
+    _Atomic long forced;       /* (the search's pass_forced never asks for them) */
 } dbl;
 
 static int dbl_eval(mcts_evaluator *self, mcts_eval_item *it, int n, char *err, size_t errlen) {
@@ -45,6 +47,7 @@ static int dbl_eval(mcts_evaluator *self, mcts_eval_item *it, int n, char *err, 
     atomic_fetch_add(&d->positions, n);
     for (int i = 0; i < n; i++) {
         ck_assert(!zz_over(it[i].pos));
+        if (it[i].nmoves == 1 && it[i].pos->ply != d->root_ply) atomic_fetch_add(&d->forced, 1);
         zz_move mv[ZZ_MAX_MOVES];
         int m = zz_gen_moves(it[i].pos, mv);
         ck_assert_int_eq(m, it[i].nmoves);                 /* moves in zz_gen_moves order */
@@ -84,8 +87,9 @@ static uint64_t tree_hash(const mcts_tree *t, const mcts_node *n) {
     return h;
 }
 
+/* Expanded nodes that were evaluated (a passed node, with one legal move, is not). */
 static long count_expanded(const mcts_tree *t, const mcts_node *n) {
-    long k = atomic_load(&((mcts_node *)n)->state) == MCTS_EXPANDED;
+    long k = atomic_load(&((mcts_node *)n)->state) == MCTS_EXPANDED && !n->passed;
     MCTS_FOR_EACH_CHILD(t, n, c) k += count_expanded(t, c);
     return k;
 }
@@ -203,6 +207,54 @@ START_TEST(puct_sign_through_jump_chain) {
         assert_tree_ok(t);
         mcts_puct_free(s);
     }
+}
+END_TEST
+
+static long count_passed(const mcts_tree *t, const mcts_node *n) {
+    long k = n->passed;
+    MCTS_FOR_EACH_CHILD(t, n, c) k += count_passed(t, c);
+    return k;
+}
+
+/* pass_forced: below the root, a position with one legal move (here the chain's next jump, and
+ * the lone captures of random middle games) is never handed to the evaluator; its node is passed
+ * (expanded with its one edge, N equal to its child's: the tree check), and every simulation
+ * still counts once at the root.  Without it the evaluator is asked about such positions. */
+START_TEST(puct_passes_forced_nodes) {
+    zz_pos start[6];
+    th_build(&start[0], ZZ_B37, NULL, "Wd2 Bd3 Bd5 Ga1");    /* the chain d2-d4-d6 must continue */
+    uint64_t rng = 99;
+    for (int k = 1; k < 6; k++) {                             /* middle games of random play */
+        zz_pos_init(&start[k], ZZ_B37);
+        for (int ply = 0; ply < 12 + 2 * k && !zz_over(&start[k]); ply++)
+            zz_apply(&start[k], zz_random_move(&start[k], &rng), NULL);
+        if (zz_over(&start[k])) start[k] = start[0];
+    }
+    long asked[2] = { 0, 0 }, passed = 0;
+    for (int pass = 0; pass <= 1; pass++)
+        for (int k = 0; k < 6; k++)
+            for (int threads = 1; threads <= 2; threads++) {
+                dbl d;
+                mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
+                d.root_ply = start[k].ply;
+                mcts_puct_config c;
+                mcts_puct_config_default(&c);
+                c.threads = threads;
+                c.pass_forced = pass;
+                mcts_puct *s = make(&c, &ev);
+                mcts_puct_set_root(s, &start[k]);
+                search_ok(s, 400 / SCALE, false, NULL);
+                const mcts_tree *t = mcts_puct_tree(s);
+                assert_tree_ok(t);
+                ck_assert_uint_eq(root_n(s), 400 / SCALE);
+                asked[pass] += atomic_load(&d.forced);
+                if (pass) passed += count_passed(t, mcts_tree_root(t));
+                else ck_assert_int_eq(count_passed(t, mcts_tree_root(t)), 0);
+                mcts_puct_free(s);
+            }
+    ck_assert_int_eq(asked[1], 0);
+    ck_assert_int_gt(asked[0], 0);
+    ck_assert_int_gt(passed, 0);
 }
 END_TEST
 
@@ -760,6 +812,7 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_worker_survives_rerooting);
     tcase_add_test(t, puct_deterministic_single_thread);
     tcase_add_test(t, puct_sign_through_jump_chain);
+    tcase_add_test(t, puct_passes_forced_nodes);
     tcase_add_test(t, puct_finds_winning_capture);
     tcase_add_test(t, puct_priors_order_children);
     tcase_add_test(t, puct_root_noise);

@@ -86,6 +86,7 @@ static const agent_option OPTIONS[] = {
     { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
+    { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
 };
 enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
 
@@ -125,6 +126,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "mix")) a->mix = v;
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
+    else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
 }
 
 /* An option's value, as set_option stores it (for the help's defaults). */
@@ -155,6 +157,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "mix")) return a->mix;
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
+    if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
     return 0;
 }
 

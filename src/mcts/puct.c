@@ -85,6 +85,7 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->max_children = 0;
     c->root_win_check = 0;
     c->gumbel_m = 0;
+    c->pass_forced = 1;
     c->gumbel_cvisit = 50;
     c->gumbel_cscale = 0.1;
 }
@@ -320,6 +321,31 @@ int mcts_puct_gumbel_policy(const mcts_puct *s, zz_move *moves, float *probs, in
 }
 
 /* One descent from the root (see the file comment of tree.h for the protocol). */
+/* A claimed (PENDING) node whose position has exactly one legal move (most jumps of a chain, a
+ * lone compulsory capture) needs no evaluation: its value is its only child's.  With
+ * cfg.pass_forced it is expanded at once with that one edge (prior 1) and published, and the
+ * descent goes on through it in the same simulation, so forced sequences cost no network call
+ * and the network judges the position after them.  Returns whether it did (false: submit the
+ * request as usual; also when the edge arena is full). */
+static bool pass_forced(puct_worker *w, mcts_request *r) {
+    mcts_puct *s = w->s;
+    if (!s->cfg.pass_forced || r->item.nmoves != 1) return false;
+    mcts_tree *t = &s->tree;
+    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], 1);
+    if (!e) return false;
+    mcts_node *node = mcts_tree_node(t, r->node);
+    mcts_edge *edge = mcts_tree_edges(t, e);
+    edge->move = r->item.moves[0];
+    edge->prior = 1.0f;
+    node->nmoves = 1;
+    node->value = 0;                 /* never read: the one edge is opened at the first visit */
+    node->edges = e;
+    node->nedges = 1;
+    node->passed = 1;
+    atomic_store_explicit(&node->state, MCTS_EXPANDED, memory_order_release);
+    return true;
+}
+
 static int descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
@@ -336,6 +362,7 @@ static int descend(puct_worker *w, mcts_request *slot) {
             atomic_compare_exchange_strong_explicit(&node->state, &st, MCTS_PENDING,
                                                     memory_order_acquire, memory_order_acquire)) {
             fill_request(slot, idx, &pos);
+            if (idx != t->root && pass_forced(w, slot)) continue;     /* one move: go on through it */
             return D_SUBMIT;
         }
         if (st != MCTS_EXPANDED) {          /* PENDING: someone else's leaf is being evaluated */
@@ -385,7 +412,11 @@ static int descend(puct_worker *w, mcts_request *slot) {
                 if (!mcts_tree_set_child(t, node, k, ci, &w->cache)) { undo_path(t, idx, vl); return D_FULL; }
                 if (zz_over(&after)) { backup_terminal(t, ci, ch, vl); return D_DONE; }
                 fill_request(slot, ci, &after);    /* born PENDING: claimed by its creator */
-                return D_SUBMIT;
+                if (!pass_forced(w, slot)) return D_SUBMIT;
+                node = ch;                           /* one move: go on through it */
+                idx = ci;
+                pos = after;
+                continue;
             }
         }
         if (!best) {                         /* claimed children not yet published: look again */

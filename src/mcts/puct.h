@@ -45,6 +45,8 @@ typedef struct mcts_puct_config {
     int reuse;                 /* keep the subtree of the move played */
     int max_children;          /* keep only the best max_children priors at expansion (0 = all) */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
+    int pass_forced;           /* a node with one legal move below the root is not evaluated: the
+                                  descent goes on through its move (default 1) */
     uint32_t max_nodes;        /* node arena capacity (0 = default) */
     uint32_t max_edges;        /* edge arena capacity (0 = default) */
     int gumbel_m;              /* > 0: Gumbel root search with this many candidates (gumbel.h) for

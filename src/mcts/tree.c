@@ -55,6 +55,7 @@ void mcts_node_init(mcts_node *n, uint32_t parent, zz_move m, float prior, const
     n->player = player;
     n->to_move = p->to_move;
     n->noised = 0;
+    n->passed = 0;
     if (zz_over(p)) {
         n->nmoves = 0;
         n->winner = p->winner;
@@ -198,7 +199,7 @@ bool mcts_tree_advance(mcts_tree *t, zz_move m, bool lazy) {
     mcts_arena_reset(&t->edges[src]);
     t->root = new_root;
     t->root_pos = next;
-    t->root_own = 1;
+    t->root_own = !mcts_tree_root(t)->passed;
     mcts_tree_root(t)->parent = 0;
     return true;
 }
@@ -258,7 +259,7 @@ static const char *check_node(const mcts_tree *t, uint32_t i, const zz_pos *p, i
             sum += mcts_stats_n(mcts_node_load(k));
             zz_pos q = *p;
             zz_apply(&q, k->move, NULL);
-            const char *e = check_node(t, c, &q, 1, depth + 1);
+            const char *e = check_node(t, c, &q, !k->passed, depth + 1);
             if (e) return e;
         }
         b = atomic_load(&((mcts_block *)blk)->next);

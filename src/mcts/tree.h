@@ -57,6 +57,8 @@ typedef struct mcts_node {
     uint8_t to_move;             /* player to move here */
     int8_t winner;               /* TERMINAL: 0 / 1, -1 for a draw */
     uint8_t noised;              /* root: Dirichlet noise already mixed into the priors */
+    uint8_t passed;              /* PUCT: expanded unevaluated (one legal move, puct.h's
+                                    pass_forced): no visit of its own, N = its child's N */
 } __attribute__((aligned(64))) mcts_node;   /* one cache line: no false sharing between nodes */
 
 enum { MCTS_BLOCK_SLOTS = 15 };
@@ -206,7 +208,8 @@ void mcts_tree_backup(mcts_tree *t, uint32_t leaf, double v, int pov, uint32_t v
 /* Number of nodes in the subtree of the root. */
 uint32_t mcts_tree_size(const mcts_tree *t);
 /* Check the quiescent invariants of the whole tree: every non-terminal node's N equals its own
- * visit (1, or t->root_own for the root) plus its children's N; no visit is left in flight;
+ * visit (1, or t->root_own for the root; 0 for a passed node) plus its children's N; no visit
+ * is left in flight;
  * children's moves are legal and distinct; children sit in claimed slots (for PUCT, slot k holds
  * edge k's move); parent links and players are right.
  * Returns NULL or a static description of the first violation. */
