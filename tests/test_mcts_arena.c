@@ -110,6 +110,10 @@ START_TEST(elo_estimate) {
     ck_assert(fabs(e.score - 40.0 / 60) < 1e-12);
     e = mcts_elo_estimate(10, 0, 0);
     ck_assert(isinf(e.elo) && e.elo > 0);
+    ck_assert(isinf(e.hi) && isfinite(e.lo) && e.lo > 0);      /* 10-0 bounds the difference below */
+    e = mcts_elo_estimate(0, 20, 0);              /* Wilson: score at most 3.84/23.84 = 0.161: -287 */
+    ck_assert(isinf(e.elo) && e.elo < 0 && isinf(e.lo));
+    ck_assert_msg(fabs(e.hi + 286.6) < 0.5, "%f", e.hi);
     e = mcts_elo_estimate(0, 0, 0);
     ck_assert(e.score == 0 && e.elo == 0);
     /* the finite estimate: 10-0 is scored 10.5/11 -> +528.9, and its interval holds it */

@@ -276,8 +276,10 @@ mcts_elo mcts_elo_estimate(int wins, int losses, int draws) {
     e.elo = elo_of(s);
     e.lo = elo_of(s - 1.96 * se);
     e.hi = elo_of(s + 1.96 * se);
-    if (s <= 0) e.lo = e.hi = -INFINITY;
-    if (s >= 1) e.lo = e.hi = INFINITY;
+    /* at 0% / 100% the per-game variance is 0: the open bound is Wilson's, z²/(n+z²) from the edge */
+    double wilson = 1.96 * 1.96 / (n + 1.96 * 1.96);
+    if (s <= 0) { e.lo = -INFINITY; e.hi = elo_of(wilson); }
+    if (s >= 1) { e.lo = elo_of(1 - wilson); e.hi = INFINITY; }
     return e;
 }
 

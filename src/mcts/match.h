@@ -70,7 +70,8 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
 
 typedef struct mcts_elo {
     double score;              /* (wins + draws/2) / games */
-    double elo, lo, hi;        /* Elo difference and its 95% interval (±INFINITY at 0% / 100%) */
+    double elo, lo, hi;        /* Elo difference and its 95% interval (elo ±INFINITY at 0% / 100%,
+                                  where the other bound is Wilson's: 0-20 gives [-inf, -287]) */
 } mcts_elo;
 
 /* Elo difference from a score, with a 95% interval from the per-game variance of the score. */
