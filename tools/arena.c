@@ -170,6 +170,8 @@ int main(int argc, char **argv) {
                "--opening-plies, another --seed, or temperature)\n", r.games - r.distinct, r.games);
     printf("time per move: A %.3f ms, B %.3f ms\n", r.moves[0] ? 1000 * r.seconds[0] / r.moves[0] : 0.0,
            r.moves[1] ? 1000 * r.seconds[1] / r.moves[1] : 0.0);
+    printf("simulations per second: A %.0f, B %.0f\n", r.seconds[0] > 0 ? r.sims[0] / r.seconds[0] : 0.0,
+           r.seconds[1] > 0 ? r.sims[1] / r.seconds[1] : 0.0);
     if (c.sgf_dir) printf("games written to %s/game-NNNN.sgf\n", c.sgf_dir);
     if (r.errors) {
         printf("%d games ended by an agent error (scored as its loss); first: %s\n", r.errors, r.first_error);

@@ -196,8 +196,8 @@ int main(int argc, char **argv) {
     size_t tlen = 0;
     FILE *t = open_memstream(&table, &tlen);
     if (!t) return bad("table", "out of memory");
-    fprintf(t, "| %s vs | games | distinct | W-L-D | score | Elo [95%%] | ms/move (net / opp) |\n", net);
-    fprintf(t, "|---|---|---|---|---|---|---|\n");
+    fprintf(t, "| %s vs | games | distinct | W-L-D | score | Elo [95%%] | ms/move (net / opp) | sims/s (net / opp) |\n", net);
+    fprintf(t, "|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < nvs; k++) {
         rung *g = &rungs[k];
         mcts_elo e = mcts_elo_estimate(g->r.wins, g->r.losses, g->r.draws);
@@ -207,9 +207,11 @@ int main(int argc, char **argv) {
         fmt_elo(hi, sizeof hi, e.hi);
         double ms0 = g->r.moves[0] ? 1000 * g->r.seconds[0] / g->r.moves[0] : 0;
         double ms1 = g->r.moves[1] ? 1000 * g->r.seconds[1] / g->r.moves[1] : 0;
-        fprintf(t, "| %s (`%s`) | %d%s | %d | %d-%d-%d | %.1f%% | %s [%s, %s] | %.0f / %.0f |\n", g->name, g->spec,
-                g->r.games, g->r.stopped_early ? " (stopped early)" : "", g->r.distinct, g->r.wins, g->r.losses,
-                g->r.draws, 100 * e.score, el, lo, hi, ms0, ms1);
+        double sp0 = g->r.seconds[0] > 0 ? g->r.sims[0] / g->r.seconds[0] : 0;
+        double sp1 = g->r.seconds[1] > 0 ? g->r.sims[1] / g->r.seconds[1] : 0;
+        fprintf(t, "| %s (`%s`) | %d%s | %d | %d-%d-%d | %.1f%% | %s [%s, %s] | %.0f / %.0f | %.0f / %.0f |\n", g->name,
+                g->spec, g->r.games, g->r.stopped_early ? " (stopped early)" : "", g->r.distinct, g->r.wins,
+                g->r.losses, g->r.draws, 100 * e.score, el, lo, hi, ms0, ms1, sp0, sp1);
     }
     fclose(t);
     printf("\n%s", table);

@@ -207,6 +207,7 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
         for (int a = 0; a < 2; a++) {
             r->moves[a] += w[i].stats[a].moves;
             r->seconds[a] += w[i].stats[a].seconds;
+            r->sims[a] += w[i].stats[a].sims;
         }
     }
     if (started == 0) { snprintf(err, errlen, "cannot start threads"); rc = -1; }

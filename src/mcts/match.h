@@ -57,6 +57,7 @@ typedef struct mcts_match_result {
     long plies;                          /* moves played in all games */
     long moves[2];                       /* moves chosen by A / B */
     double seconds[2];                   /* time A / B spent choosing */
+    uint64_t sims[2];                    /* simulations (UCT iterations, PUCT playouts) A / B ran */
     uint64_t digest;                     /* of all games' moves (order-independent) */
     int distinct;                        /* games whose move sequences differ from every other's */
     int stopped_early;                   /* the interval excluded 50% before all games were played */
