@@ -87,12 +87,17 @@ static uint64_t tree_hash(const mcts_tree *t, const mcts_node *n) {
     return h;
 }
 
-/* Expanded nodes that were evaluated (a passed node, with one legal move, is not). */
-static long count_expanded(const mcts_tree *t, const mcts_node *n) {
-    long k = atomic_load(&((mcts_node *)n)->state) == MCTS_EXPANDED && !n->passed;
-    MCTS_FOR_EACH_CHILD(t, n, c) k += count_expanded(t, c);
+/* Nodes of the subtree at n for which keep(n) holds. */
+static long count_nodes(const mcts_tree *t, const mcts_node *n, bool (*keep)(const mcts_node *)) {
+    long k = keep(n);
+    MCTS_FOR_EACH_CHILD(t, n, c) k += count_nodes(t, c, keep);
     return k;
 }
+
+/* Expanded nodes that were evaluated (a passed node, with one legal move, is not). */
+static bool evaluated(const mcts_node *n) { return atomic_load(&((mcts_node *)n)->state) == MCTS_EXPANDED && !n->passed; }
+static bool passed_node(const mcts_node *n) { return n->passed; }
+static long count_expanded(const mcts_tree *t, const mcts_node *n) { return count_nodes(t, n, evaluated); }
 
 static mcts_puct *make(mcts_puct_config *c, mcts_evaluator *ev) {
     char err[256];
@@ -210,11 +215,6 @@ START_TEST(puct_sign_through_jump_chain) {
 }
 END_TEST
 
-static long count_passed(const mcts_tree *t, const mcts_node *n) {
-    long k = n->passed;
-    MCTS_FOR_EACH_CHILD(t, n, c) k += count_passed(t, c);
-    return k;
-}
 
 /* pass_forced: below the root, a position with one legal move (here the chain's next jump, and
  * the lone captures of random middle games) is never handed to the evaluator; its node is passed
@@ -248,8 +248,8 @@ START_TEST(puct_passes_forced_nodes) {
                 assert_tree_ok(t);
                 ck_assert_uint_eq(root_n(s), 400 / SCALE);
                 asked[pass] += atomic_load(&d.forced);
-                if (pass) passed += count_passed(t, mcts_tree_root(t));
-                else ck_assert_int_eq(count_passed(t, mcts_tree_root(t)), 0);
+                if (pass) passed += count_nodes(t, mcts_tree_root(t), passed_node);
+                else ck_assert_int_eq(count_nodes(t, mcts_tree_root(t), passed_node), 0);
                 mcts_puct_free(s);
             }
     ck_assert_int_eq(asked[1], 0);
