@@ -49,6 +49,7 @@ static tr_selfplay_config small_config(void) {
     c.sims_fast = 4;
     c.full_prob = 0.5;
     c.ply_cap = 80;
+    c.q_target = 0;          /* check_game wants the pure game result; the blend has its own tests */
     c.resign_value = 0;
     c.max_nodes = 1u << 12;
     c.max_edges = 1u << 18;
