@@ -6,6 +6,7 @@
 #include "train/pretrain.h"
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
+#include "nn/transfer.h"
 #include "train/atomic_file.h"
 #include "train/live_eval.h"
 #include "train/plot.h"
@@ -332,11 +333,19 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
                 snprintf(err, errlen, "--init: %s", why);
                 return -1;
             }
-            if ((int)m->cfg.board != (int)c->sp.board) {
-                snprintf(err, errlen, "--init: %s is a network for the %d-ring board, the run plays %d rings", c->init,
-                         zz_board_get((zz_board_kind)m->cfg.board)->rings, zz_board_get(c->sp.board)->rings);
+            if ((int)m->cfg.board != (int)c->sp.board) {      /* another board's network: carried over */
+                nn_board_shift s;
+                nn_model *t = nn_model_transfer(m, c->sp.board, &s, why, sizeof why);
+                int from = zz_board_get((zz_board_kind)m->cfg.board)->rings;
                 nn_model_free(m);
-                return -1;
+                if (!(m = t)) {
+                    snprintf(err, errlen, "--init: %s", why);
+                    return -1;
+                }
+                if (!c->quiet)
+                    printf("zertz train: --init: the %d-ring network carried over to %d rings (trunk and policy head "
+                           "as they are; value head: %d of its %d cells mapped, %d new cells start at zero)\n",
+                           from, s.dst_cells, s.mapped, s.src_cells, s.dst_cells - s.mapped);
             }
             memset(m->mom, 0, m->nparams * m->esize);   /* fresh momenta */
         } else if (!(m = nn_model_create(&nc, NN_F32, c->seed, why, sizeof why))) {
