@@ -2,7 +2,7 @@
  * finished exactly once (a counting evaluator), also when stopped with requests in flight; the
  * games it produces are well-formed training samples (legal visits, z from each position's
  * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
- * blended with the root value; teacher mode (UCT plays, no network). */
+ * blended with the root value; teacher mode (UCT plays, no network); passing one-move nodes. */
 #include "nn/omp_env.h"
 #include "train/selfplay.h"
 #include "train/trainer.h"
@@ -18,6 +18,7 @@
 typedef struct {
     long long items, calls;
     uint64_t rng;
+    long long one_move;        /* items whose position has a single legal move */
 } count_ctx;
 
 /* Uniform priors, a small random value, and a count of everything evaluated. */
@@ -26,6 +27,7 @@ static int count_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *
     c->calls++;
     for (int i = 0; i < n; i++) {
         ck_assert_int_ge(items[i].nmoves, 1);
+        c->one_move += items[i].nmoves == 1;
         for (int k = 0; k < items[i].nmoves; k++) items[i].priors[k] = 1.0f / (float)items[i].nmoves;
         items[i].value = (float)((int)zz_rand_below(&c->rng, 201) - 100) / 400.0f;
         c->items++;
@@ -85,7 +87,7 @@ static void check_game(const tr_game *g) {
 }
 
 START_TEST(every_request_answered_once) {
-    count_ctx cc = { 0, 0, 99 };
+    count_ctx cc = { .rng = 99 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     tr_selfplay *sp = start_selfplay(&c, &ev);
@@ -122,9 +124,41 @@ START_TEST(every_request_answered_once) {
 }
 END_TEST
 
+/* --pass-forced reaches the search: self-play plays a one-move root unsearched, and with
+ * pass_forced a one-move node below the root is passed, so no one-move position is ever
+ * evaluated; without it, such nodes are evaluated. */
+static long long one_move_evals(int pass_forced) {
+    count_ctx cc = { .rng = 7 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    tr_selfplay_config c = small_config();
+    c.pass_forced = pass_forced;
+    tr_selfplay *sp = start_selfplay(&c, &ev);
+    long long games = 0;
+    for (int t = 0; t < 6000 && games < 12; t++) {
+        sleep_ms(5);
+        for (tr_game *g = tr_selfplay_take(sp), *n; g; g = n) {
+            n = g->next;
+            games++;
+            tr_game_free(g);
+        }
+    }
+    ck_assert_int_ge(games, 12);
+    tr_selfplay_stop(sp);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    ck_assert_int_gt(cc.items, 0);
+    tr_selfplay_free(sp);
+    return cc.one_move;
+}
+
+START_TEST(pass_forced_reaches_the_search) {
+    ck_assert_int_eq(one_move_evals(1), 0);
+    ck_assert_int_gt(one_move_evals(0), 0);
+}
+END_TEST
+
 /* Stopping at once, and holding: nothing is lost or answered twice. */
 START_TEST(stop_early_and_hold) {
-    count_ctx cc = { 0, 0, 7 };
+    count_ctx cc = { .rng = 7 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     c.threads = 3;
@@ -147,7 +181,7 @@ END_TEST
 
 /* The trainer's step on self-play samples: finite losses, the policy only over full samples. */
 START_TEST(trainer_step_on_selfplay) {
-    count_ctx cc = { 0, 0, 3 };
+    count_ctx cc = { .rng = 3 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     char err[256];
@@ -234,7 +268,7 @@ static long long take_games(tr_selfplay *sp, int want, double q_target, int want
 
 /* The value target blended with the root's search value: (1 - a) z + a q, exactly. */
 START_TEST(value_target_blends_search_value) {
-    count_ctx cc = { 0, 0, 11 };
+    count_ctx cc = { .rng = 11 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     c.q_target = 0.25;
@@ -247,7 +281,7 @@ END_TEST
 /* Teacher mode: UCT plays the games, the evaluator is never called, every decision is a policy
  * target (UCT's visits), and the value target blends the result with UCT's root value. */
 START_TEST(teacher_mode_plays_uct_games) {
-    count_ctx cc = { 0, 0, 13 };
+    count_ctx cc = { .rng = 13 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     c.teacher_iters = 150;
@@ -271,7 +305,7 @@ END_TEST
 /* Gumbel self-play: every request answered once; the policy targets are the improved policy
  * (counts out of 10,000 over at most 64 legal moves, most probable first). */
 START_TEST(gumbel_selfplay_targets) {
-    count_ctx cc = { 0, 0, 17 };
+    count_ctx cc = { .rng = 17 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
     tr_selfplay_config c = small_config();
     c.gumbel_m = 8;
@@ -319,6 +353,7 @@ int main(int argc, char **argv) {
     TCase *tc = tcase_create("scheduler");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_request_answered_once);
+    tcase_add_test(tc, pass_forced_reaches_the_search);
     tcase_add_test(tc, stop_early_and_hold);
     tcase_add_test(tc, trainer_step_on_selfplay);
     tcase_add_test(tc, value_target_blends_search_value);

@@ -52,6 +52,8 @@ static void usage(FILE *f) {
             "  --teacher N          teacher mode: self-play by UCT with N iterations a decision (random\n"
             "                       rollouts, no network), its visits the policy targets (0 = off)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
+            "  --pass-forced 0|1    self-play passes one-move positions below the root without\n"
+            "                       evaluating them (default %d; 0 for comparisons)\n"
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
             "                       (each move a policy target, the result a value target)\n"
             "  --pretrain-games N   use at most N of them (default 3000; 0 = all)\n"
@@ -60,7 +62,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.rollout_mix, d.sp.gumbel_m, d.sp.q_target);
+            d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
 }
 
 static int fail(const char *what, const char *why) {
@@ -114,6 +116,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     INT_OPT("--pretrain-games", 0, 1000000000, c->pretrain_games)
     INT_OPT("--teacher", 0, 100000000, c->sp.teacher_iters)
     INT_OPT("--gumbel", 0, 64, c->sp.gumbel_m)
+    INT_OPT("--pass-forced", 0, 1, c->sp.pass_forced)
     INT_OPT("--sims", 2, 100000, *sims)
     INT_OPT("--games-in-flight", 1, 100000, c->sp.games_in_flight)
     INT_OPT("--threads", 1, 256, c->sp.threads)

@@ -30,6 +30,7 @@ void tr_selfplay_config_default(tr_selfplay_config *c) {
     c->resign_min_ply = 10;
     c->resign_calib = 0.1;
     c->ply_cap = 200;
+    c->pass_forced = 1;
     c->q_target = 0.5;         /* the shipped recipe; the value loss analysis in README: results alone are noise */
     c->max_nodes = 1u << 16;
     c->max_edges = 1u << 21;
@@ -458,6 +459,7 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     pc.reuse = cfg->gumbel_m > 0 ? 0 : 1;
     pc.gumbel_m = cfg->gumbel_m;
     if (cfg->gumbel_m > 0) pc.noise = 0;
+    pc.pass_forced = cfg->pass_forced;
     pc.max_nodes = cfg->max_nodes;
     pc.max_edges = cfg->max_edges;
     for (int i = 0; i < sp->ngames; i++) {

@@ -49,6 +49,7 @@ typedef struct {
     double resign_calib;       /* fraction of games played out regardless (calibration) */
     int ply_cap;               /* draw at this ply (0: none) */
     double q_target;           /* value target = (1 - q_target) * result + q_target * root value */
+    int pass_forced;           /* 1: a one-move node below the root is passed, not evaluated (puct.h) */
     int gumbel_m;              /* > 0: Gumbel root search (mcts/gumbel.h) with this many candidates:
                                   the improved policy pi' is the policy target, sequential halving
                                   chooses the move (no Dirichlet noise, no temperature, no reuse) */
