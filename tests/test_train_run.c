@@ -120,6 +120,56 @@ START_TEST(stop_and_resume) {
 }
 END_TEST
 
+/* The learning-rate tail: the last lr_tail of the session's budget, in minutes or in steps
+ * (counted from the session's first step), hand-computed boundaries. */
+START_TEST(lr_tail_boundaries) {
+    tr_run_config c;
+    tr_run_config_default(&c);
+    ck_assert(c.lr_tail > 0 && c.lr_tail_factor < 1);       /* on by default */
+    c.lr_tail = 0.1;
+    ck_assert(!tr_run_in_lr_tail(&c, 1e9, 1000000, 0));      /* no budget: never */
+    c.minutes = 10;                                          /* tail from 540 s */
+    ck_assert(!tr_run_in_lr_tail(&c, 539.9, 0, 0));
+    ck_assert(tr_run_in_lr_tail(&c, 540.0, 0, 0));
+    c.minutes = 0;
+    c.max_steps = 1000;                                      /* from step 0: tail from step 900 */
+    ck_assert(!tr_run_in_lr_tail(&c, 0, 899, 0));
+    ck_assert(tr_run_in_lr_tail(&c, 0, 900, 0));
+    ck_assert(!tr_run_in_lr_tail(&c, 0, 949, 500));          /* a session resumed at 500: from 950 */
+    ck_assert(tr_run_in_lr_tail(&c, 0, 950, 500));
+    c.minutes = 10;                                          /* both: whichever comes first */
+    ck_assert(tr_run_in_lr_tail(&c, 600, 600, 500));
+    ck_assert(tr_run_in_lr_tail(&c, 1, 960, 500));
+    c.lr_tail = 0;                                           /* off */
+    ck_assert(!tr_run_in_lr_tail(&c, 1e9, 1000, 0));
+}
+END_TEST
+
+/* A run of 20 steps with the tail at half: its last step trains at lr × factor; with no tail at lr. */
+START_TEST(lr_tail_lowers_the_last_steps) {
+    fresh_dir("tail");
+    tr_run_config c;
+    tiny(&c);
+    c.max_steps = 20;
+    c.lr_warmup = 0;
+    c.lr = 0.01;
+    c.lr_tail = 0.5;
+    c.lr_tail_factor = 0.25;
+    tr_run_result r;
+    char err[512];
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.steps, 20);
+    ck_assert_double_eq_tol(r.last_lr, 0.0025, 1e-12);
+    c.fresh = 1;
+    c.lr_tail = 0;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_double_eq_tol(r.last_lr, 0.01, 1e-12);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* --init: a fresh run starts from given weights (their architecture, whatever blocks/channels
  * say), refuses a folder holding a run, and carries a network of another board over (transfer.h). */
 START_TEST(init_from_weights) {
@@ -444,6 +494,8 @@ int main(int argc, char **argv) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, stop_and_resume);
     tcase_add_test(tc, init_from_weights);
+    tcase_add_test(tc, lr_tail_boundaries);
+    tcase_add_test(tc, lr_tail_lowers_the_last_steps);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
     tcase_add_test(tc, run_drives_a_remote);
     tcase_add_test(tc, training_beats_untrained);

@@ -31,6 +31,9 @@ static void usage(FILE *f) {
             "  --games-in-flight N  self-play games at once (default 64)\n"
             "  --threads N          self-play worker threads (default 1; + 1 evaluator thread)\n"
             "  --lr X               learning rate (default 0.02)\n"
+            "  --lr-tail F          the last F of the session (of --minutes, else of --steps) trains\n"
+            "                       at lr x --lr-tail-factor (default %.2g; 0 = constant lr)\n"
+            "  --lr-tail-factor X   (default %.2g)\n"
             "  --batch N            training batch (default 128)\n"
             "  --train-ratio X      samples trained per sample generated (default 4)\n"
             "  --window N           replay window in samples (default 100000)\n"
@@ -62,7 +65,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
+            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
 }
 
 static int fail(const char *what, const char *why) {
@@ -129,6 +132,8 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     DOUBLE_OPT("--rollout-mix", 0, 1, c->rollout_mix)
     DOUBLE_OPT("--q-target", 0, 1, c->sp.q_target)
     DOUBLE_OPT("--lr", 1e-6, 10, c->lr)
+    DOUBLE_OPT("--lr-tail", 0, 0.9, c->lr_tail)
+    DOUBLE_OPT("--lr-tail-factor", 1e-4, 1, c->lr_tail_factor)
     DOUBLE_OPT("--train-ratio", 0.01, 1000, c->train_ratio)
     DOUBLE_OPT("--minutes", 0, 1e7, c->minutes)
     if (!strcmp(a, "--steps")) return cli_long_opt(TOOL, argc, argv, i, 0, 1000000000000L, &c->max_steps) ? 1 : -1;

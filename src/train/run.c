@@ -29,6 +29,8 @@ void tr_run_config_default(tr_run_config *c) {
     tr_selfplay_config_default(&c->sp);
     c->lr = 0.02;
     c->lr_warmup = 100;
+    c->lr_tail = 0.1;
+    c->lr_tail_factor = 0.25;
     c->batch = 128;
     c->train_ratio = 4.0;
     c->value_weight = 1.0;
@@ -45,6 +47,14 @@ void tr_run_config_default(tr_run_config *c) {
     c->resume = 1;
     c->status_every = 1.0;
     c->seed = 1;
+}
+
+bool tr_run_in_lr_tail(const tr_run_config *c, double elapsed_s, long steps, long start_steps) {
+    if (c->lr_tail <= 0) return false;
+    if (c->minutes > 0 && elapsed_s >= (1 - c->lr_tail) * c->minutes * 60) return true;
+    if (c->max_steps > start_steps &&
+        (double)steps >= (double)c->max_steps - c->lr_tail * (double)(c->max_steps - start_steps)) return true;
+    return false;
 }
 
 static bool file_exists(const char *p) {
@@ -466,7 +476,7 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
     int loss_n = 0;
     double pl_ema = NAN, vl_ema = NAN;
     long steps0 = x.st.steps;
-    bool refresh_pending = false, held = false;
+    bool refresh_pending = false, held = false, in_tail = false;
     if (!c->quiet) {
         printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d sims (fast %d, full %.0f%%), "
                "batch %d, ratio %.1f, window %d%s\n",
@@ -523,7 +533,18 @@ int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen)
             if (rem) rem->hold(rem->ctx, behind);
             held = behind;
         }
+        if (can && !in_tail && tr_run_in_lr_tail(c, t - t0, x.st.steps, steps0)) {
+            in_tail = true;                     /* the rest of the session at a lower rate */
+            nn_sgd_add_stage(&tr.sgd, tr.sgd.step, c->lr_tail_factor);
+            if (!c->quiet) {
+                if (tty) printf("\n");
+                printf("zertz train: the last %.0f%% of the session at lr %.4g\n", 100 * c->lr_tail,
+                       nn_sgd_lr(&tr.sgd, tr.sgd.step));
+                fflush(stdout);
+            }
+        }
         if (can) {
+            res->last_lr = nn_sgd_lr(&tr.sgd, tr.sgd.step);
             nn_loss_parts lp;
             if (tr_trainer_step(&tr, &rb, &lp, NULL, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); goto out; }
             if (t_first_step == 0) t_first_step = mcts_now_s();

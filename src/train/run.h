@@ -14,6 +14,7 @@
 #include "nn/model.h"
 #include "train/selfplay.h"
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Self-play beyond this process (the MPI worker ranks: mpi_hub.h), driven by the run loop from its
@@ -55,6 +56,8 @@ typedef struct {
     char init[512];            /* a fresh run starts from these weights ("" = random weights) */
     double lr;
     long lr_warmup;
+    double lr_tail;            /* the last lr_tail of the session's budget (--minutes, else --steps) */
+    double lr_tail_factor;     /* ... trains at lr × lr_tail_factor (lr_tail 0: constant lr) */
     int batch;
     double train_ratio;        /* samples trained per sample generated */
     double value_weight;
@@ -93,8 +96,15 @@ typedef struct {
     double seconds;
     tr_selfplay_stats sp;      /* this session's self-play */
     long long evals;           /* network evaluations this session */
+    double last_lr;            /* the learning rate of the session's last SGD step (0: none) */
     int resumed;
 } tr_run_result;
+
+/* Whether a session has reached its learning-rate tail, the last c->lr_tail of its budget:
+ * elapsed_s seconds into a c->minutes session, or at total step count steps of a session that
+ * started at start_steps and stops at c->max_steps (whichever budget is set and reached first).
+ * A session with neither budget, or with lr_tail 0, never does. */
+bool tr_run_in_lr_tail(const tr_run_config *c, double elapsed_s, long steps, long start_steps);
 
 /* Run until stopped (minutes, max_steps, max_games or *stop).  0, or -1 with a message. */
 int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen);
