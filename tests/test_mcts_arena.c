@@ -576,6 +576,42 @@ START_TEST(agent_mix_and_default_weights) {
 }
 END_TEST
 
+/* The shipped networks (weights/zertzR.ckpt, read from the repository root where make test runs):
+ * one per board, each for its own board, under 10 MB, found by puct:default with ZZ_WEIGHTS_DIR
+ * unset, and strong enough to beat a random player: 4 games at 32 simulations, at least 3 won
+ * (an untrained network of their size wins about half; the shipped ones won 20 of 20 at 128). */
+START_TEST(shipped_weights_play_their_boards) {
+    static const zz_board_kind boards[] = { ZZ_B37, ZZ_B48, ZZ_B61 };
+    unsetenv("ZZ_WEIGHTS_DIR");
+    for (int k = 0; k < 3; k++) {
+        int rings = zz_board_get(boards[k])->rings;
+        char path[64], err[512];
+        snprintf(path, sizeof path, "weights/zertz%d.ckpt", rings);
+        struct stat st;
+        ck_assert_msg(stat(path, &st) == 0, "%s is not shipped", path);
+        ck_assert_int_lt(st.st_size, 10 * 1024 * 1024);
+        nn_config cfg;
+        nn_dtype dt;
+        long step;
+        ck_assert_msg(nn_checkpoint_info(path, &cfg, &dt, &step, err, sizeof err) == 0, "%s: %s", path, err);
+        ck_assert_msg(cfg.board == boards[k], "%s is for another board", path);
+        mcts_match_config c;
+        memset(&c, 0, sizeof c);
+        c.spec[0] = "puct:default:32";
+        c.spec[1] = "random";
+        c.games = 4;
+        c.parallel = 1;
+        c.seed = 7;
+        c.board = boards[k];
+        c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
+        mcts_match_result r;
+        ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(r.errors, 0);
+        ck_assert_msg(r.wins >= 3, "%s won %d of 4 against random", path, r.wins);
+    }
+}
+END_TEST
+
 /* Time management: a per-game budget spread over the moves still expected, capped per move. */
 START_TEST(move_time_from_game_budget) {
     ck_assert(mcts_move_time_ms(1000, 0, 0, 0) == 1000);          /* no game budget */
@@ -623,6 +659,7 @@ static Suite *suite(void) {
     tcase_add_test(t, match_stops_early);
     tcase_add_test(t, mix_evaluator_blends_rollouts);
     tcase_add_test(t, agent_mix_and_default_weights);
+    tcase_add_test(t, shipped_weights_play_their_boards);
     tcase_add_test(t, move_time_from_game_budget);
     suite_add_tcase(s, t);
     return s;
