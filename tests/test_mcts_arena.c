@@ -595,15 +595,8 @@ START_TEST(shipped_weights_play_their_boards) {
         long step;
         ck_assert_msg(nn_checkpoint_info(path, &cfg, &dt, &step, err, sizeof err) == 0, "%s: %s", path, err);
         ck_assert_msg(cfg.board == boards[k], "%s is for another board", path);
-        mcts_match_config c;
-        memset(&c, 0, sizeof c);
-        c.spec[0] = "puct:default:32";
-        c.spec[1] = "random";
-        c.games = 4;
-        c.parallel = 1;
-        c.seed = 7;
-        c.board = boards[k];
-        c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
+        mcts_match_config c = { .spec = { "puct:default:32", "random" }, .games = 4, .parallel = 1, .seed = 7,
+                                .board = boards[k], .ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT };
         mcts_match_result r;
         ck_assert_msg(mcts_match_run(&c, &r, err, sizeof err) == 0, "%s", err);
         ck_assert_int_eq(r.errors, 0);
