@@ -2,7 +2,7 @@
  *
  *   engine [--agent SPEC] [--threads N] [--seed S] [--handicap P:W,G,B]
  *
- * SPEC is any agent of src/mcts/agent.h.  Default: the shipped network (weights/zertz37.ckpt, see
+ * SPEC is any agent of src/mcts/agent.h.  Default: the board's shipped network (weights/zertzR.ckpt, see
  * mcts_default_weights) searching 1 s per move, or uct:20000 when no network is shipped.
  * Bad usage: "zertz: engine: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
