@@ -658,9 +658,9 @@ END_TEST
 
 int main(void)
 {
-    /* A fixed seed unless ZZ_TEST_SEED asks for another: some fresh seeds fail (the emulated
-     * backend's float sums drift from the float CPU's on near-cancelling gradients and after
-     * SGD steps; src/cuda/NOTES.md lists them), and make test must give the same answer each run. */
+    /* A fixed seed unless ZZ_TEST_SEED asks for another: some fresh seeds fail on the emulated
+     * backend (likely its float sums on near-cancelling gradients; not yet settled: the seeds and
+     * the plan are in src/cuda/NOTES.md), and make test must give the same answer each run. */
     seed0 = getenv("ZZ_TEST_SEED") ? th_seed() : 1;
     backends[nbackends++] = zzt_emu_backend();
     char why[320];
