@@ -6,7 +6,7 @@
  * "zertz: TOOL: OPTION: WHY" on one line and exit status 2, before anything runs. */
 #include "helpers.h"
 #include "mcts/proc.h"
-#include "mcts/protocol.h"
+#include "engine/protocol.h"
 #include "nn/checkpoint.h"
 #include "game/notation.h"
 #include <check.h>
@@ -19,11 +19,11 @@
 /* Run one command; returns its answer lines (malloc'd, NUL-separated into lines[]). */
 typedef struct { char *buf; char *line[4096]; int n; } answer;
 
-static void ask(mcts_session *s, const char *cmd, answer *a) {
+static void ask(ze_protocol *s, const char *cmd, answer *a) {
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    mcts_session_command(s, cmd, out);
+    ze_protocol_command(s, cmd, out);
     fclose(out);
     a->buf = buf;
     a->n = 0;
@@ -39,26 +39,26 @@ static void ask(mcts_session *s, const char *cmd, answer *a) {
 static void done(answer *a) { free(a->buf); }
 
 /* The command must succeed: last line "ok", no "err". Returns the number of lines before ok. */
-static int ask_ok(mcts_session *s, const char *cmd, answer *a) {
+static int ask_ok(ze_protocol *s, const char *cmd, answer *a) {
     ask(s, cmd, a);
     ck_assert_msg(a->n >= 1 && !strcmp(a->line[a->n - 1], "ok"), "'%s' did not end with ok", cmd);
     for (int i = 0; i < a->n; i++) ck_assert_msg(strncmp(a->line[i], "err", 3), "'%s': %s", cmd, a->line[i]);
     return a->n - 1;
 }
 
-static void ask_err(mcts_session *s, const char *cmd) {
+static void ask_err(ze_protocol *s, const char *cmd) {
     answer a;
-    zz_pos before = *mcts_session_position(s);
+    zz_pos before = *ze_protocol_position(s);
     ask(s, cmd, &a);
     ck_assert_msg(a.n == 2 && !strncmp(a.line[0], "err ", 4) && !strcmp(a.line[1], "ok"), "'%s' was not an error", cmd);
-    ck_assert(zz_pos_equal(&before, mcts_session_position(s)));      /* state unchanged */
-    ck_assert_int_eq(before.ply, mcts_session_position(s)->ply);
+    ck_assert(zz_pos_equal(&before, ze_protocol_position(s)));      /* state unchanged */
+    ck_assert_int_eq(before.ply, ze_protocol_position(s)->ply);
     done(&a);
 }
 
 START_TEST(protocol_commands) {
     char err[256];
-    mcts_session *s = mcts_session_new("uct:300", 1, 7, err, sizeof err);
+    ze_protocol *s = ze_protocol_new("uct:300", 1, 7, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     answer a;
     ck_assert_int_eq(ask_ok(s, "info", &a), 3);
@@ -70,7 +70,7 @@ START_TEST(protocol_commands) {
     done(&a);
     ck_assert_int_eq(ask_ok(s, "newgame 48", &a), 0);
     done(&a);
-    ck_assert_int_eq(zz_pos_board(mcts_session_position(s))->rings, 48);
+    ck_assert_int_eq(zz_pos_board(ze_protocol_position(s))->rings, 48);
     int nb = ask_ok(s, "board", &a);
     int found = 0;
     for (int i = 0; i < nb; i++) found |= !strcmp(a.line[i], "rings 48 ply 0 to_move 0");
@@ -81,7 +81,7 @@ START_TEST(protocol_commands) {
     ck_assert_int_eq(ask_ok(s, "validmoves", &a), 1);
     int count = 1;
     for (char *p = a.line[0]; *p; p++) count += *p == ';';
-    ck_assert_int_eq(count, zz_count_moves(mcts_session_position(s)));
+    ck_assert_int_eq(count, zz_count_moves(ze_protocol_position(s)));
     char first[64];
     snprintf(first, sizeof first, "%.*s", (int)strcspn(a.line[0], ";"), a.line[0]);
     done(&a);
@@ -89,7 +89,7 @@ START_TEST(protocol_commands) {
     snprintf(cmd, sizeof cmd, "play %s", first);
     ck_assert_int_eq(ask_ok(s, cmd, &a), 0);
     done(&a);
-    ck_assert_int_eq(mcts_session_position(s)->ply, 1);
+    ck_assert_int_eq(ze_protocol_position(s)->ply, 1);
     /* errors leave everything as it was */
     ask_err(s, "play");
     ask_err(s, "play Zz99");
@@ -108,15 +108,15 @@ START_TEST(protocol_commands) {
     /* bestmove does not play */
     ck_assert_int_eq(ask_ok(s, "bestmove sims 200", &a), 1);
     zz_move m;
-    ck_assert_msg(zz_move_from_text(mcts_session_position(s), a.line[0], &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(zz_move_from_text(ze_protocol_position(s), a.line[0], &m, err, sizeof err) == 0, "%s", err);
     done(&a);
-    ck_assert_int_eq(mcts_session_position(s)->ply, 1);
+    ck_assert_int_eq(ze_protocol_position(s)->ply, 1);
     ck_assert_int_eq(ask_ok(s, "bestmove time 30", &a), 1);
-    ck_assert(zz_move_from_text(mcts_session_position(s), a.line[0], &m, err, sizeof err) == 0);
+    ck_assert(zz_move_from_text(ze_protocol_position(s), a.line[0], &m, err, sizeof err) == 0);
     done(&a);
     ck_assert_int_eq(ask_ok(s, "undo", &a), 0);
     done(&a);
-    ck_assert_int_eq(mcts_session_position(s)->ply, 0);
+    ck_assert_int_eq(ze_protocol_position(s)->ply, 0);
     /* options */
     ck_assert_int_eq(ask_ok(s, "options", &a), 5);
     done(&a);
@@ -133,7 +133,7 @@ START_TEST(protocol_commands) {
     ask(s, "quit", &a);
     ck_assert(a.n == 1 && !strcmp(a.line[0], "ok"));
     done(&a);
-    mcts_session_free(s);
+    ze_protocol_free(s);
 }
 END_TEST
 
@@ -167,7 +167,7 @@ START_TEST(protocol_jumps_and_whole_turns) {
     int nbefore = 0, k = find_chain(before, &nbefore, chain);
     ck_assert_int_ge(k, 2);
     char err[256], cmd[ZZ_NOTATION_MAX + 16], text[ZZ_NOTATION_MAX];
-    mcts_session *s = mcts_session_new("uct:100", 1, 1, err, sizeof err);
+    ze_protocol *s = ze_protocol_new("uct:100", 1, 1, err, sizeof err);
     answer a;
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
@@ -178,7 +178,7 @@ START_TEST(protocol_jumps_and_whole_turns) {
         done(&a);
         zz_apply(&p, before[i], NULL);
     }
-    ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+    ck_assert(zz_pos_equal(&p, ze_protocol_position(s)));
     /* bestmove answers a single jump; the same player moves again after it */
     ck_assert_int_eq(ask_ok(s, "bestmove sims 100", &a), 1);
     zz_move m;
@@ -192,12 +192,12 @@ START_TEST(protocol_jumps_and_whole_turns) {
     ck_assert_int_eq(ask_ok(s, cmd, &a), 0);
     done(&a);
     for (int i = 0; i < k; i++) zz_apply(&p, chain[i], NULL);
-    ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+    ck_assert(zz_pos_equal(&p, ze_protocol_position(s)));
     snprintf(cmd, sizeof cmd, "undo %d", k);
     ask_ok(s, cmd, &a);
     done(&a);
     /* and jump by jump */
-    zz_pos q = *mcts_session_position(s);
+    zz_pos q = *ze_protocol_position(s);
     int me = q.to_move;
     for (int i = 0; i < k; i++) {
         zz_move_to_text(&q, chain[i], text);
@@ -205,16 +205,16 @@ START_TEST(protocol_jumps_and_whole_turns) {
         ask_ok(s, cmd, &a);
         done(&a);
         zz_apply(&q, chain[i], NULL);
-        if (i < k - 1) ck_assert_int_eq(mcts_session_position(s)->to_move, me);
+        if (i < k - 1) ck_assert_int_eq(ze_protocol_position(s)->to_move, me);
     }
-    ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
-    mcts_session_free(s);
+    ck_assert(zz_pos_equal(&p, ze_protocol_position(s)));
+    ze_protocol_free(s);
 }
 END_TEST
 
 START_TEST(protocol_full_game) {
     char err[256];
-    mcts_session *s = mcts_session_new("uct:100", 1, 3, err, sizeof err);
+    ze_protocol *s = ze_protocol_new("uct:100", 1, 3, err, sizeof err);
     answer a;
     ask_ok(s, "newgame 37", &a);
     done(&a);
@@ -230,7 +230,7 @@ START_TEST(protocol_full_game) {
         ask_ok(s, cmd, &a);
         done(&a);
         zz_apply(&p, m, NULL);
-        ck_assert(zz_pos_equal(&p, mcts_session_position(s)));
+        ck_assert(zz_pos_equal(&p, ze_protocol_position(s)));
     }
     ask_err(s, "bestmove");
     ask_err(s, "play Wa1,a2");
@@ -240,7 +240,7 @@ START_TEST(protocol_full_game) {
     int nb = ask_ok(s, "board", &a);
     ck_assert(!strncmp(a.line[nb - 1], "result ", 7) && strcmp(a.line[nb - 1], "result none"));
     done(&a);
-    mcts_session_free(s);
+    ze_protocol_free(s);
 }
 END_TEST
 
@@ -251,8 +251,8 @@ START_TEST(protocol_run_over_streams) {
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     char err[256];
-    mcts_session *s = mcts_session_new("random", 1, 1, err, sizeof err);
-    ck_assert_int_eq(mcts_session_run(s, in, out), 0);
+    ze_protocol *s = ze_protocol_new("random", 1, 1, err, sizeof err);
+    ck_assert_int_eq(ze_protocol_run(s, in, out), 0);
     fclose(in);
     fclose(out);
     int oks = 0, errs = 0;
@@ -262,17 +262,17 @@ START_TEST(protocol_run_over_streams) {
     }
     ck_assert_int_eq(oks, 7);            /* 7 commands before quit (blank line ignored), stops there */
     ck_assert_int_eq(errs, 1);
-    ck_assert_int_eq(zz_pos_board(mcts_session_position(s))->rings, 61);
-    ck_assert_int_eq(mcts_session_position(s)->ply, 0);
+    ck_assert_int_eq(zz_pos_board(ze_protocol_position(s))->rings, 61);
+    ck_assert_int_eq(ze_protocol_position(s)->ply, 0);
     free(buf);
-    mcts_session_free(s);
+    ze_protocol_free(s);
 }
 END_TEST
 
 /* position (startpos with moves, zpos, sgf) and result; board's position line reads back. */
 START_TEST(protocol_position_and_result) {
     char err[256];
-    mcts_session *s = mcts_session_new("uct:50", 1, 7, err, sizeof err);
+    ze_protocol *s = ze_protocol_new("uct:50", 1, 7, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     answer a;
     ask_ok(s, "position startpos moves Wd4,d1; Gc3,a1", &a);
@@ -285,7 +285,7 @@ START_TEST(protocol_position_and_result) {
     ck_assert_int_eq(zz_turn_from_text(&want, "Wd4,d1", m, &after, err, sizeof err), 1);
     want = after;
     ck_assert_int_eq(zz_turn_from_text(&want, "Gc3,a1", m, &after, err, sizeof err), 1);
-    ck_assert(zz_pos_equal(mcts_session_position(s), &after));
+    ck_assert(zz_pos_equal(ze_protocol_position(s), &after));
     int n = ask_ok(s, "board", &a);
     const char *zline = NULL;
     for (int i = 0; i < n; i++) if (!strncmp(a.line[i], "position zpos:", 14)) zline = a.line[i] + 9;
@@ -297,7 +297,7 @@ START_TEST(protocol_position_and_result) {
     done(&a);
     ask_ok(s, cmd, &a);                               /* the same position, from its line */
     done(&a);
-    ck_assert(zz_pos_equal(mcts_session_position(s), &after));
+    ck_assert(zz_pos_equal(ze_protocol_position(s), &after));
     ck_assert_int_eq(ask_ok(s, "result", &a), 1);
     ck_assert_str_eq(a.line[0], "result none");
     done(&a);
@@ -316,17 +316,17 @@ START_TEST(protocol_position_and_result) {
         snprintf(cmd, sizeof cmd, "position sgf %s/sgf/37/2006/Z-SmartBot-guest-2006-08-14-2211.sgf", dir);
         ask_ok(s, cmd, &a);
         done(&a);
-        ck_assert(zz_over(mcts_session_position(s)));
+        ck_assert(zz_over(ze_protocol_position(s)));
         ck_assert_int_eq(ask_ok(s, "result", &a), 1);
         ck_assert(!strncmp(a.line[0], "result ", 7) && strcmp(a.line[0], "result none"));
         done(&a);
         ask_ok(s, "undo 2", &a);
         done(&a);
-        ck_assert(!zz_over(mcts_session_position(s)));
+        ck_assert(!zz_over(ze_protocol_position(s)));
     } else {
         th_skip("test_engine", "position sgf of an archive game: no archive");
     }
-    mcts_session_free(s);
+    ze_protocol_free(s);
 }
 END_TEST
 

@@ -8,7 +8,7 @@
 #include "game/sgf.h"
 #include "helpers.h"
 #include "mcts/match.h"
-#include "mcts/protocol.h"
+#include "engine/protocol.h"
 #include "render/scene.h"
 #include <unistd.h>
 #include <check.h>
@@ -226,20 +226,20 @@ START_TEST(write_read_setup_roundtrip) {
 END_TEST
 
 /* One protocol command; the answer's text. */
-static void ask(mcts_session *s, const char *cmd, char *out, size_t n) {
+static void ask(ze_protocol *s, const char *cmd, char *out, size_t n) {
     FILE *f = fmemopen(out, n, "w");
     ck_assert_ptr_nonnull(f);
-    mcts_session_command(s, cmd, f);
+    ze_protocol_command(s, cmd, f);
     fclose(f);
 }
 
 START_TEST(engine_protocol_handicap) {
     char err[256], out[4096];
-    mcts_session *s = mcts_session_new("uct:50", 1, 3, err, sizeof err);
+    ze_protocol *s = ze_protocol_new("uct:50", 1, 3, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     ask(s, "newgame 48 handicap 0:1,0,2", out, sizeof out);
     ck_assert_msg(!strstr(out, "err"), "%s", out);
-    const zz_pos *p = mcts_session_position(s);
+    const zz_pos *p = ze_protocol_position(s);
     ck_assert_int_eq(zz_pos_board(p)->rings, 48);
     expect_counts(p->cap[0], 1, 0, 2, "P0");
     expect_counts(p->pool, 5, 8, 8, "pool");
@@ -251,16 +251,16 @@ START_TEST(engine_protocol_handicap) {
     ck_assert_msg(strstr(out, "err newgame: expected"), "%s", out);
     /* a session default: every newgame starts with it */
     zz_handicap h = { 1, { 0, 2, 0 } };
-    ck_assert_int_eq(mcts_session_set_handicap(s, &h, err, sizeof err), 0);
-    expect_counts(mcts_session_position(s)->cap[1], 0, 2, 0, "P1 (set)");
+    ck_assert_int_eq(ze_protocol_set_handicap(s, &h, err, sizeof err), 0);
+    expect_counts(ze_protocol_position(s)->cap[1], 0, 2, 0, "P1 (set)");
     ask(s, "newgame 61", out, sizeof out);
-    p = mcts_session_position(s);
+    p = ze_protocol_position(s);
     ck_assert_int_eq(zz_pos_board(p)->rings, 61);
     expect_counts(p->cap[1], 0, 2, 0, "P1 (newgame)");
     expect_counts(p->pool, 6, 6, 10, "pool (newgame)");
     zz_handicap too = { 0, { 0, 0, 11 } };
-    ck_assert_int_eq(mcts_session_set_handicap(s, &too, err, sizeof err), -1);
-    mcts_session_free(s);
+    ck_assert_int_eq(ze_protocol_set_handicap(s, &too, err, sizeof err), -1);
+    ze_protocol_free(s);
 }
 END_TEST
 

@@ -1,4 +1,4 @@
-/* engine.c — our engine on stdin/stdout, speaking the line protocol of src/mcts/PROTOCOL.md.
+/* engine.c — our engine on stdin/stdout, speaking the line protocol of src/engine/PROTOCOL.md.
  *
  *   engine [--agent SPEC] [--threads N] [--seed S] [--handicap P:W,G,B]
  *
@@ -6,7 +6,7 @@
  * mcts_default_weights) searching 1 s per move, or uct:20000 when no network is shipped.
  * Bad usage: "zertz: engine: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
-#include "mcts/protocol.h"
+#include "engine/protocol.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static const char *const TOOL = "engine";
 
 static void usage(FILE *f) {
     fprintf(f, "usage: engine [options]\n"
-               "Our engine on stdin/stdout, speaking the line protocol of src/mcts/PROTOCOL.md.\n"
+               "Our engine on stdin/stdout, speaking the line protocol of src/engine/PROTOCOL.md.\n"
                "options:\n"
                "  --agent SPEC   the player (default: the shipped network, %s,\n"
                "                 or %s when none is shipped)\n"
@@ -58,17 +58,17 @@ int main(int argc, char **argv) {
         if (spec == (const char *)MCTS_FALLBACK_PLAYER)
             fprintf(stderr, "zertz: %s: no shipped network (%s): playing %s\n", TOOL, path, spec);
     }
-    mcts_session *s = mcts_session_new(spec, threads, seed, err, sizeof err);
+    ze_protocol *s = ze_protocol_new(spec, threads, seed, err, sizeof err);
     if (!s) {
         fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
         return 1;
     }
-    if (handicap && mcts_session_set_handicap(s, &h, err, sizeof err) != 0) {
+    if (handicap && ze_protocol_set_handicap(s, &h, err, sizeof err) != 0) {
         fprintf(stderr, "zertz: %s: %s\n", TOOL, err);
-        mcts_session_free(s);
+        ze_protocol_free(s);
         return 1;
     }
-    mcts_session_run(s, stdin, stdout);
-    mcts_session_free(s);
+    ze_protocol_run(s, stdin, stdout);
+    ze_protocol_free(s);
     return 0;
 }

@@ -460,7 +460,7 @@ void mcts_agent_help(FILE *f) {
                "  uct:ITERS[,opt=v...]          UCT with random rollouts, ITERS iterations a move (1..%llu)\n"
                "  puct:WEIGHTS:SIMS[,opt=v...]  PUCT, SIMS simulations a move (1..%llu); WEIGHTS: a checkpoint,\n"
                "                                default (the shipped network), uniform, rollout or rollout:K\n"
-               "  cmd:PROGRAM                   an engine speaking src/mcts/PROTOCOL.md, run with /bin/sh -c; it\n"
+               "  cmd:PROGRAM                   an engine speaking src/engine/PROTOCOL.md, run with /bin/sh -c; it\n"
                "                                loses the game when an answer takes longer than %s\n"
                "                                milliseconds (default %d; bestmove: plus the move's time)\n"
                "options of uct and puct agents (comma-separated after the budget):\n",
@@ -627,4 +627,38 @@ int mcts_agent_played(mcts_agent *a, const zz_pos *before, zz_move m, char *err,
     }
     sync_root(a, &after);
     return 0;
+}
+
+/* ---- analysis ---------------------------------------------------------------------------------- */
+bool mcts_agent_can_analyse(const mcts_agent *a) { return a->kind == AG_UCT || a->kind == AG_PUCT; }
+
+int mcts_agent_analyse(mcts_agent *a, const zz_pos *p, uint64_t sims, double time_ms,
+                       mcts_search_stats *st, char *err, size_t errlen) {
+    mcts_search_stats local;
+    if (!st) st = &local;
+    memset(st, 0, sizeof *st);
+    if (!mcts_agent_can_analyse(a)) { snprintf(err, errlen, "%s cannot analyse (only uct and puct agents search a tree)", a->name); return -1; }
+    if (zz_over(p)) { snprintf(err, errlen, "the game is over"); return -1; }
+    if (sims == 0 && time_ms <= 0) { snprintf(err, errlen, "analysis needs a budget (simulations or time)"); return -1; }
+    sync_root(a, p);
+    int rc = 0;
+    if (a->uct) {
+        if (mcts_uct_search(a->uct, sims, time_ms, st) != 0) {
+            const char *e = mcts_uct_error(a->uct);
+            if (e) { snprintf(err, errlen, "%s", e); rc = -1; }
+        }
+    } else if (mcts_puct_search(a->puct, sims, time_ms, false, st, err, errlen) != 0) {
+        rc = strcmp(err, "search tree is full") == 0 ? 0 : -1;
+    }
+    a->stats.sims += st->iterations;
+    return rc;
+}
+
+const mcts_tree *mcts_agent_tree(const mcts_agent *a) {
+    return a->uct ? mcts_uct_tree(a->uct) : a->puct ? mcts_puct_tree(a->puct) : NULL;
+}
+
+void mcts_agent_stop(mcts_agent *a) {
+    if (a->uct) mcts_uct_stop(a->uct);
+    if (a->puct) mcts_puct_stop(a->puct);
 }

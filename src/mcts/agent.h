@@ -89,4 +89,19 @@ int mcts_agent_played(mcts_agent *a, const zz_pos *before, zz_move m, char *err,
 void mcts_agent_set_budget(mcts_agent *a, uint64_t sims, double time_ms);
 const mcts_agent_stats *mcts_agent_get_stats(const mcts_agent *a);
 
+/* ---- analysis (the engine session, src/engine) ----------------------------------------------
+ * Whether the agent keeps a search tree that can be analysed (uct and puct agents). */
+bool mcts_agent_can_analyse(const mcts_agent *a);
+/* Search p for `sims` more simulations (0 = no limit) or time_ms milliseconds (0 = no limit; one
+ * of the two must be set), without choosing a move: no root noise, no temperature.  The tree is
+ * kept, so calls at the same position add up.  0, or -1 with a message (not an analysing agent,
+ * p over, evaluator failure; a full tree is not an error: the search stops with what it has). */
+int mcts_agent_analyse(mcts_agent *a, const zz_pos *p, uint64_t sims, double time_ms,
+                       mcts_search_stats *st, char *err, size_t errlen);
+/* The agent's search tree (NULL when it keeps none).  Read it only while no search runs. */
+const mcts_tree *mcts_agent_tree(const mcts_agent *a);
+/* Ask the agent's running search (analyse or choose) to stop soon.  Safe from any thread while
+ * the agent exists; a stop asked before a search starts is forgotten when it starts. */
+void mcts_agent_stop(mcts_agent *a);
+
 #endif

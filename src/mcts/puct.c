@@ -686,6 +686,8 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+void mcts_puct_stop(mcts_puct *s) { atomic_store(&s->stop, 1); }
+
 int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
                      char *err, size_t errlen) {
     double t0 = mcts_now_s();

@@ -77,6 +77,10 @@ bool mcts_puct_advance(mcts_puct *s, zz_move m);
 int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
                      char *err, size_t errlen);
 
+/* Ask a running mcts_puct_search to stop soon (safe from any thread; a call made before the
+ * search starts is forgotten when it starts). */
+void mcts_puct_stop(mcts_puct *s);
+
 /* Choose a root move from the visit counts: ∝ N^(1/T), most visits when T ≤ 0.  After a Gumbel
  * search: the move sequential halving chose (temperature is not used: the Gumbel noise explores). */
 zz_move mcts_puct_pick(mcts_puct *s, double temperature);

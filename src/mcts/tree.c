@@ -308,3 +308,23 @@ int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, flo
     free(rows);
     return n;
 }
+
+int mcts_tree_pv(const mcts_tree *t, zz_move *moves, int cap, uint32_t min_visits) {
+    const mcts_node *node = mcts_tree_root(t);
+    int n = 0;
+    while (n < cap) {
+        const mcts_node *best = NULL;
+        uint32_t best_n = 0;
+        double best_q = 0;
+        MCTS_FOR_EACH_CHILD(t, node, c) {
+            uint64_t w = mcts_node_load(c);
+            uint32_t cn = mcts_stats_n(w);
+            double cq = mcts_stats_q(w);
+            if (!best || cn > best_n || (cn == best_n && cq > best_q)) best = c, best_n = cn, best_q = cq;
+        }
+        if (!best || best_n < min_visits || best_n == 0) break;
+        moves[n++] = best->move;
+        node = best;
+    }
+    return n;
+}

@@ -217,5 +217,8 @@ const char *mcts_tree_check(const mcts_tree *t);
 /* Root children sorted by visits (then Q): fills up to cap moves / visits / q (any may be NULL
  * except moves); returns the number of children written. */
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap);
+/* The principal variation: from the root, the most visited child (ties: higher Q) while it has
+ * at least min_visits visits, up to cap moves.  Returns the number of moves written. */
+int mcts_tree_pv(const mcts_tree *t, zz_move *moves, int cap, uint32_t min_visits);
 
 #endif

@@ -267,6 +267,8 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+void mcts_uct_stop(mcts_uct *u) { atomic_store(&u->stop, 1); }
+
 int mcts_uct_search(mcts_uct *u, uint64_t iterations, double time_ms, mcts_search_stats *st) {
     double t0 = mcts_now_s();
     mcts_tree *t = &u->tree;

@@ -67,6 +67,9 @@ bool mcts_uct_advance(mcts_uct *u, zz_move m);
 /* Run `iterations` more simulations (0 = unlimited), stopping early after time_ms (> 0).
  * Returns 0, or -1 when the tree ran out of memory before the budget was spent. */
 int mcts_uct_search(mcts_uct *u, uint64_t iterations, double time_ms, mcts_search_stats *st);
+/* Ask a running mcts_uct_search to stop soon (safe from any thread; a call made before the
+ * search starts is forgotten when it starts). */
+void mcts_uct_stop(mcts_uct *u);
 /* The most visited root move (ZZ_MOVE_NONE when there are no children). */
 zz_move mcts_uct_best(const mcts_uct *u);
 /* Search from the current root and return the move to play (with cfg->root_win_check, an
