@@ -18,7 +18,7 @@ CC      ?= gcc
 OPT     ?= -O3 -march=native
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -g -Isrc $(EXTRA_CFLAGS)
-LDLIBS  := -lm -lpthread
+LDLIBS  := -lcjson -lm -lpthread
 BUILD   ?= build
 
 # ---- the Debian packages the build needs ------------------------------------------------------
@@ -28,7 +28,7 @@ BUILD   ?= build
 # installed.  Skipped where there is no dpkg (not Debian) and for `make clean`.  Open MPI is
 # optional (the build without it is complete): installed the same way for `make train-mpi`, and
 # by .ci/run in CI.
-DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config \
+DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config libcjson-dev libmicrohttpd-dev \
             $(if $(filter train-mpi,$(MAKECMDGOALS)),openmpi-bin libopenmpi-dev)
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
   DEB_MISSING := $(strip $(shell command -v dpkg >/dev/null 2>&1 && for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done))

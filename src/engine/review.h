@@ -1,0 +1,91 @@
+/* review.h — the review of a whole game with the engine, as lichess's analysis board and KaTrain
+ * do it: every turn's starting position is searched; the turn played is compared with the
+ * engine's best turn; the loss in win probability labels it an inaccuracy, a mistake or a
+ * blunder.  tools/analyse and the web server call ze_review_game.
+ *
+ * Definitions (per turn; "mover" = who played it; values in [-1, 1] from the mover's view):
+ *   value_best    the value of the engine's most visited first move at the turn's start;
+ *   best          the engine's turn: its main line while the mover keeps moving (a capture chain
+ *                 is one turn), completed by a search of the mid-turn position where the line
+ *                 stops early;
+ *   value_played  value_best when the turn played is the engine's turn; else the exact result
+ *                 when it ends the game; else minus the next turn's value_best (the same sign when
+ *                 the same player moves next);
+ *   loss          max(0, wp(value_best) - wp(value_played)), wp = ze_win_prob at the config's
+ *                 temperature: 0 when the turn is the engine's or the only legal one (forced);
+ *   label         blunder / mistake / inaccuracy when loss >= thresholds[2] / [1] / [0].
+ * Turns with no engine opinion (an unfinished analysis) are left NAN. */
+#ifndef ZE_REVIEW_H
+#define ZE_REVIEW_H
+
+#include "analysis.h"
+#include "game/sgf.h"
+
+enum { ZE_LABEL_NONE, ZE_LABEL_INACCURACY, ZE_LABEL_MISTAKE, ZE_LABEL_BLUNDER };
+extern const char *const ZE_LABEL_NAMES[4];      /* "", "inaccuracy", "mistake", "blunder" */
+
+/* Default thresholds on the win-probability loss (README.md, "Reviewing a game"). */
+#define ZE_INACCURACY 0.10
+#define ZE_MISTAKE 0.20
+#define ZE_BLUNDER 0.30
+
+typedef struct ze_review_config {
+    uint64_t sims;           /* simulations per position (or 0) */
+    double time_ms;          /* milliseconds per position (or 0); one of the two > 0 */
+    double temperature;      /* calibration of values into win probabilities (1 = none) */
+    double thresholds[3];    /* inaccuracy, mistake, blunder */
+    uint64_t seed;
+} ze_review_config;
+
+/* sims 0, time 1000 ms, temperature 1, the default thresholds, seed 1. */
+void ze_review_config_default(ze_review_config *c);
+
+typedef struct ze_review_turn {
+    int player;                        /* the mover */
+    int nmoves;                        /* the turn played (its moves) and its notation */
+    zz_move moves[ZZ_MAX_CHAIN];
+    char played[ZZ_NOTATION_MAX];
+    int nbest;                         /* the engine's turn and its notation */
+    zz_move best_moves[ZZ_MAX_CHAIN];
+    char best[ZZ_NOTATION_MAX];
+    double value_best, value_played;   /* mover's view, [-1, 1] (NAN: not analysed) */
+    double wp_before;                  /* mover's win probability before the turn = wp(value_best) */
+    double wp_played;                  /* wp(value_played) */
+    double loss;                       /* in win probability, >= 0 */
+    int label;                         /* ZE_LABEL_* */
+    bool forced;                       /* the only legal turn */
+    bool is_best;                      /* the turn played is the engine's */
+    uint64_t sims;                     /* simulations of the turn's search */
+    double seconds;
+} ze_review_turn;
+
+typedef struct ze_review {
+    int nturns;
+    ze_review_turn *turns;             /* nturns entries */
+    double final_value;                /* after the last turn, for the player to move there: the
+                                          exact result when over (NAN when not analysed) */
+    int final_to_move;
+    int done;                          /* positions analysed */
+    int total;                         /* positions to analyse */
+    double seconds;
+    bool stopped;                      /* ended early by the stop flag */
+} ze_review;
+
+/* Called after each analysed position (from the reviewing thread). */
+typedef void (*ze_review_progress_fn)(const ze_review *r, int turn, void *ctx);
+
+/* Review game g with agent a (a uct or puct agent; it is started on g's start position).  stop
+ * (may be NULL) ends it early: the turns not analysed stay NAN.  r is allocated here (free with
+ * ze_review_free, also after an error).  0, or -1 with a message (a bad budget, an agent that
+ * cannot analyse, an empty game, a search failure). */
+int ze_review_game(mcts_agent *a, const zz_game *g, const ze_review_config *cfg, const atomic_int *stop,
+                   ze_review_progress_fn progress, void *ctx, ze_review *r, char *err, size_t errlen);
+void ze_review_free(ze_review *r);
+
+/* The label of a loss under thresholds t[3]. */
+int ze_review_label(double loss, const double t[3]);
+
+/* Player 0's win probability before turn i (0..nturns; nturns = after the last), NAN unknown. */
+double ze_review_wp0(const ze_review *r, const ze_review_config *cfg, int i);
+
+#endif
