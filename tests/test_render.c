@@ -14,16 +14,23 @@
  *     labels grow with the board and stay readable on the 61-ring board;
  *   - heat-maps: shares from (move, visits) pairs, colours on the right cells, and a real UCT
  *     search when src/mcts/uct.h is present;
+ *   - charts: nice axis steps and data-to-pixel mapping, the training plot still drawing its
+ *     curves, the win-probability graph (size, a blunder's red dot, a certain win's line at the
+ *     top) and the reliability diagram (size, dots and histogram in the series' colours), bad
+ *     input refused with a message;
  *   - reading notation (splitting turns, board detection, errors naming the turn);
  *   - tools/render's errors ("zertz: render: <what>: <why>", status 1; bad usage "zertz: render:
  *     <option>: <why>", status 2) and output; an empty input file refused as tools/replay does;
  *   - rendering a few dozen archive games never fails (skipped loudly without the archive). */
 #include "game/sgf_files.h"
 #include "render/draw_heat.h"
+#include "render/draw_reliability.h"
+#include "render/draw_winprob.h"
 #include "render/draw_position.h"
 #include "render/draw_sequence.h"
 #include "render/input.h"
 #include "render/png.h"
+#include "train/plot.h"
 
 #include "helpers.h"
 #include <check.h>
@@ -1028,6 +1035,170 @@ START_TEST(heat_from_uct_search) {
 }
 END_TEST
 
+/* ---- charts -------------------------------------------------------------------------------- */
+
+START_TEST(chart_axis_and_mapping) {
+    double lo = 0, hi = 2990, step;
+    rd_nice_axis(&lo, &hi, &step, 6, 1);
+    ck_assert(lo == 0 && hi == 3000 && step == 500);
+    lo = 0.13; hi = 0.71;
+    rd_nice_axis(&lo, &hi, &step, 4, 0);
+    ck_assert(fabs(step - 0.2) < 1e-12 && fabs(lo) < 1e-12 && fabs(hi - 0.8) < 1e-12);
+    const double v[4] = { 3, NAN, -2, INFINITY };
+    rd_data_range(v, 4, &lo, &hi);
+    ck_assert(lo == -2 && hi == 3);
+    rd_data_range(v, 1, &lo, &hi);                           /* one value: widened to 1 */
+    ck_assert(lo == 2.5 && hi == 3.5);
+    rd_data_range(v + 1, 1, &lo, &hi);                       /* none finite: [0, 1] */
+    ck_assert(lo == 0 && hi == 1);
+    rd_panel p = { 10, 20, 110, 220, 0, 1, -1, 1, 0.5, 0.5 };
+    ck_assert(rd_panel_x(&p, 0) == 10 && rd_panel_x(&p, 1) == 110 && rd_panel_x(&p, 0.25) == 35);
+    ck_assert(rd_panel_y(&p, -1) == 220 && rd_panel_y(&p, 1) == 20 && rd_panel_y(&p, 0) == 120);
+}
+END_TEST
+
+/* The refactored training plot (src/train/plot.c on src/render/chart.h) still draws its curves. */
+START_TEST(plot_still_draws) {
+    tr_history h;
+    memset(&h, 0, sizeof h);
+    for (int i = 0; i < 200; i++) ck_assert_int_eq(tr_history_loss(&h, i * 10, 3.0 * exp(-i / 60.0) + 0.4, 0.8 * exp(-i / 40.0)), 0);
+    for (int g = 0; g < 8; g++) ck_assert_int_eq(tr_history_rating(&h, g, 40.0 * g), 0);
+    ck_assert_int_eq(tr_history_anchor(&h, 2, "uct:100", -100, -150, -50), 0);
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/progress.png", tmpdir());
+    ck_assert_msg(tr_plot_write(&h, path, "test run", err, sizeof err) == 0, "%s", err);
+    int w, hh, n;
+    unsigned char *data = stbi_load(path, &w, &hh, &n, 3);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(w, 900);
+    ck_assert_int_eq(hh, 900);
+    int blue = 0, red = 0, green = 0;                    /* the cores of the three curves */
+    for (int i = 0; i < w * hh; i++) {
+        rd_rgb c = { data[3 * i], data[3 * i + 1], data[3 * i + 2] };
+        blue += same(c, rd_hex(0x2B6CB0));
+        red += same(c, rd_hex(0xC53030));
+        green += same(c, rd_hex(0x2F855A));
+    }
+    ck_assert_msg(blue > 300 && red > 300 && green > 100, "curves: blue %d red %d green %d", blue, red, green);
+    stbi_image_free(data);
+    remove(path);
+    tr_history_free(&h);
+}
+END_TEST
+
+/* n turns starting at wp; turn `blunder` (0-based) flagged as a blunder. */
+static void wp_game(rd_wp_turn *t, int n, double wp, int blunder) {
+    for (int i = 0; i < n; i++) {
+        t[i].wp_before = wp < 0 ? 0.5 + 0.4 * sin(i * 0.3) : wp;
+        t[i].mover = i & 1;
+        t[i].label = i == blunder ? 3 : 0;
+    }
+}
+
+START_TEST(winprob_size_and_blunder_dot) {
+    rd_wp_turn t[30];
+    wp_game(t, 30, -1, 11);
+    const char names[2][64] = { "alice", "bob" };
+    rd_style st;
+    rd_style_default(&st);
+    char err[256];
+    for (int dark = 0; dark < 2; dark++) {
+        st.dark = dark;
+        st.width = dark ? 600 : 0;
+        rd_canvas c;
+        ck_assert_msg(rd_draw_winprob(t, 30, 0.1, "game", names, &st, &c, err, sizeof err) == 0, "%s", err);
+        rd_panel p;
+        int w, h;
+        rd_winprob_layout(30, &st, &p, &w, &h);
+        ck_assert_int_eq(c.w, dark ? 600 : RD_WINPROB_WIDTH);
+        ck_assert_int_eq(c.w, w);
+        ck_assert_int_eq(c.h, h);
+        ck_assert(same(rd_get(&c, 1, 1), rd_theme_of(&st)->bg));
+        rd_rgb dot = px(&c, rd_panel_x(&p, 12), rd_panel_y(&p, t[11].wp_before));
+        ck_assert_msg(dot.r > 180 && dot.g < 100 && dot.b < 100, "blunder dot %02x%02x%02x", dot.r, dot.g, dot.b);
+        ck_assert(same(dot, rd_winprob_flag_colour(&st, 3)));
+        rd_canvas_free(&c);
+    }
+}
+END_TEST
+
+START_TEST(winprob_certain_win_line_at_top) {
+    rd_wp_turn t[20];
+    wp_game(t, 20, 1.0, -1);
+    rd_style st;
+    rd_style_default(&st);
+    rd_canvas c;
+    char err[256];
+    ck_assert_msg(rd_draw_winprob(t, 20, 1.0, "won", NULL, &st, &c, err, sizeof err) == 0, "%s", err);
+    rd_panel p;
+    int w, h;
+    rd_winprob_layout(20, &st, &p, &w, &h);
+    const rd_theme *th = rd_theme_of(&st);
+    for (double x = 1.5; x < 21; x += 2.5) {
+        float xx = rd_panel_x(&p, x);
+        ck_assert_msg(diff(px(&c, xx, rd_panel_y(&p, 1.0) + 0.5f), th->text) < 40, "line not at the top at %g", x);
+        rd_rgb fill = px(&c, xx, rd_panel_y(&p, 0.85));      /* between the line and 50%: shaded */
+        ck_assert(diff(fill, th->panel) > 40 && diff(fill, th->text) > 40);
+        ck_assert(same(px(&c, xx, rd_panel_y(&p, 0.35)), th->panel));   /* below 50%: no line, no shade */
+    }
+    rd_canvas_free(&c);
+}
+END_TEST
+
+START_TEST(reliability_size_and_dots) {
+    double pa[4] = { 0.125, 0.375, 0.5, 0.875 }, oa[4] = { 0.2, 0.3, 0.5, 0.8 };
+    long ca[4] = { 10, 40, 90, 20 };
+    double pb[2] = { 0.3, NAN }, ob[2] = { 0.8, 0 };
+    long cb[2] = { 7, 0 };
+    rd_reliability_series s[2] = { { "model", 4, pa, oa, ca }, { "other", 2, pb, ob, cb } };
+    rd_style st;
+    rd_style_default(&st);
+    char err[256];
+    for (int dark = 0; dark < 2; dark++) {
+        st.dark = dark;
+        rd_canvas c;
+        ck_assert_msg(rd_draw_reliability(s, 2, "calibration", &st, &c, err, sizeof err) == 0, "%s", err);
+        rd_panel plot, hist;
+        int w, h;
+        rd_reliability_layout(&st, &plot, &hist, &w, &h);
+        ck_assert_int_eq(c.w, RD_RELIABILITY_WIDTH);
+        ck_assert_int_eq(c.w, w);
+        ck_assert_int_eq(c.h, h);
+        ck_assert(same(rd_get(&c, 1, 1), rd_theme_of(&st)->bg));
+        /* the fullest bin's dot (on the diagonal) and the other series' only dot, in their colours */
+        ck_assert(same(px(&c, rd_panel_x(&plot, 0.5), rd_panel_y(&plot, 0.5)), rd_reliability_colour(&st, 0)));
+        ck_assert(same(px(&c, rd_panel_x(&plot, 0.3), rd_panel_y(&plot, 0.8)), rd_reliability_colour(&st, 1)));
+        /* the histogram: the first series' fullest bin is shaded, an empty stretch is not */
+        rd_rgb bar = px(&c, rd_panel_x(&hist, 0.5), hist.y1 - 3);
+        ck_assert(diff(bar, rd_theme_of(&st)->panel) > 10);
+        rd_canvas_free(&c);
+    }
+    st.width = 400;
+    rd_canvas c;
+    ck_assert_int_eq(rd_draw_reliability(s, 1, NULL, &st, &c, err, sizeof err), 0);
+    ck_assert_int_eq(c.w, 400);
+    rd_canvas_free(&c);
+}
+END_TEST
+
+START_TEST(charts_refuse_bad_input) {
+    rd_wp_turn t[1] = { { 0.5, 0, 0 } };
+    rd_style st;
+    rd_style_default(&st);
+    rd_canvas c;
+    char err[256] = "";
+    ck_assert_int_eq(rd_draw_winprob(t, 0, NAN, "x", NULL, &st, &c, err, sizeof err), -1);
+    ck_assert(err[0] != 0);
+    err[0] = 0;
+    ck_assert_int_eq(rd_draw_reliability(NULL, 0, "x", &st, &c, err, sizeof err), -1);
+    ck_assert(err[0] != 0);
+    rd_reliability_series empty = { "empty", 0, NULL, NULL, NULL };
+    err[0] = 0;
+    ck_assert_int_eq(rd_draw_reliability(&empty, 1, "x", &st, &c, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "empty"));
+}
+END_TEST
+
 /* ---- input --------------------------------------------------------------------------------- */
 
 START_TEST(input_splits_turns) {
@@ -1328,6 +1499,15 @@ static Suite *render_suite(void) {
     tcase_add_test(t, heat_collect_shares);
     tcase_add_test(t, heat_draw_colours_cells);
     tcase_add_test(t, heat_from_uct_search);
+    suite_add_tcase(s, t);
+    t = tcase_create("charts");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, chart_axis_and_mapping);
+    tcase_add_test(t, plot_still_draws);
+    tcase_add_test(t, winprob_size_and_blunder_dot);
+    tcase_add_test(t, winprob_certain_win_line_at_top);
+    tcase_add_test(t, reliability_size_and_dots);
+    tcase_add_test(t, charts_refuse_bad_input);
     suite_add_tcase(s, t);
     t = tcase_create("input");
     tcase_add_test(t, input_splits_turns);
