@@ -18,7 +18,7 @@ CC      ?= gcc
 OPT     ?= -O3 -march=native
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -g -Isrc $(EXTRA_CFLAGS)
-LDLIBS  := -lcjson -lm -lpthread
+LDLIBS  := -lmicrohttpd -lcjson -lm -lpthread
 BUILD   ?= build
 
 # ---- the Debian packages the build needs ------------------------------------------------------
