@@ -361,7 +361,8 @@ START_TEST(engine_binary_over_pipes) {
 END_TEST
 
 static const char *const TOOLS[] = { "arena", "engine", "replay", "render", "nn_dump", "bench_game",
-                                      "bench_mcts", "bench_nn", "bench_train", "train", "strength" };
+                                      "bench_mcts", "bench_nn", "bench_train", "train", "strength",
+                                      "analyse", "serve" };
 
 /* err is one line starting with prefix. */
 static void one_line_from(const char *what, const char *err, const char *prefix) {
@@ -474,6 +475,11 @@ START_TEST(tools_numeric_options_in_range) {
         { "train", "--q-target 1.5", "--q-target" }, { "train", "--blocks 2.5", "--blocks" },
         { "train", "--seed 1e3", "--seed" }, { "train", "--resume --fresh", "--resume" },
         { "strength", "--parallel 300", "--parallel" }, { "strength", "--games 2.5", "--games" },
+        { "analyse", "-m Wd4,g1 --sims 0", "--sims" }, { "analyse", "-m Wd4,g1 --time -5", "--time" },
+        { "analyse", "-m Wd4,g1 --threads 0", "--threads" }, { "analyse", "-m Wd4,g1 --thresholds 0.3,0.2,0.1", "--thresholds" },
+        { "analyse", "-m Wd4,g1 --rings 40", "--rings" }, { "analyse", "-m Wd4,g1 --temperature 0", "--temperature" },
+        { "serve", "--port 70000", "--port" }, { "serve", "--threads 0", "--threads" },
+        { "serve", "--idle-minutes -1", "--idle-minutes" }, { "serve", "--agent uct:0", "--agent" },
     };
     char out[4096], err[4096], what[160], prefix[96];
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
