@@ -207,6 +207,8 @@ static enum MHD_Result answer_api(sv_server *s, struct MHD_Connection *c, const 
     sv_answer a;
     sv_api_handle(&s->api, method, url, body, body_error, &a);
     cJSON_Delete(body);
+    if (!s->api.cfg.quiet)
+        fprintf(stderr, "serve: %s %.200s -> %d (%.0f ms)\n", method, url, a.status, 1000 * (mcts_now_s() - rq->t0));
     if (a.stream) return send_stream(s, c, &a);
     enum MHD_Result rc;
     if (a.text && a.status == 200) {
@@ -267,7 +269,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **ctx, enum M
     *ctx = NULL;
 }
 
-static void on_log(void *cls, const struct MHD_Connection *c, const char *url, const char *method, unsigned int status) {}
 
 /* ---- the server ------------------------------------------------------------------------------ */
 static void *janitor_main(void *arg) {
@@ -307,12 +308,12 @@ sv_server *sv_server_start(const sv_config *cfg, char *err, size_t errlen) {
     struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port) };
     if (inet_pton(AF_INET, cfg->host, &addr.sin_addr) != 1) { snprintf(err, errlen, "host '%s' is not an IPv4 address", cfg->host); goto fail; }
     if (!(s->api.games = sv_games_new(cfg)) || !(s->api.reviews = sv_reviews_new(cfg))) { snprintf(err, errlen, "out of memory"); goto fail; }
-    s->daemon = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)cfg->port, NULL, NULL,
+    /* poll(), not select(): a busy server's sockets go past FD_SETSIZE (1,024) */
+    s->daemon = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)cfg->port, NULL, NULL,
                                  on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)2048,
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_THREAD_STACK_SIZE, (size_t)(1 << 20),
                                  MHD_OPTION_END);
-    (void)on_log;
     if (!s->daemon) { snprintf(err, errlen, "cannot listen on %s:%d (in use, or not allowed)", cfg->host, cfg->port); goto fail; }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
     s->port = info ? info->port : cfg->port;
