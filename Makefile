@@ -2,6 +2,7 @@
 #
 #   make            build the library (build/libzertz.a) and every tool (tools/<name> from tools/<name>.c)
 #   make test       build and run every Check suite (tests/test_*.c), CPU only; GPU suites skip loudly
+#   make test-web   the web page in a real browser (chromium + playwright-core; tests/web/run.sh)
 #   make bench      run the CPU benchmarks (tools/bench_*.c)
 #   make bench-gpu  run the GPU benchmarks (needs nvcc and a GPU)
 #   make lab        build and run the CUDA kernel lab (src/cuda/lab/*.cu: numbered versions, checked, timed)
@@ -29,7 +30,8 @@ BUILD   ?= build
 # optional (the build without it is complete): installed the same way for `make train-mpi`, and
 # by .ci/run in CI.
 DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config libcjson-dev libmicrohttpd-dev \
-            $(if $(filter train-mpi,$(MAKECMDGOALS)),openmpi-bin libopenmpi-dev)
+            $(if $(filter train-mpi,$(MAKECMDGOALS)),openmpi-bin libopenmpi-dev) \
+            $(if $(filter test-web,$(MAKECMDGOALS)),chromium)
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
   DEB_MISSING := $(strip $(shell command -v dpkg >/dev/null 2>&1 && for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done))
   ifneq ($(DEB_MISSING),)
@@ -112,7 +114,7 @@ TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
-.PHONY: all info test bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
+.PHONY: all info test test-web bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
 all: info $(LIB) $(TOOLS)
 
 
@@ -173,6 +175,11 @@ test: info $(TESTS) $(TOOLS)
 	if [ -s $(SKIP_LOG) ]; then echo "make test: $$(n $$(wc -l < $(SKIP_LOG)) check) did NOT run:"; sed 's/^/  - /' $(SKIP_LOG); \
 	else echo "make test: nothing was skipped"; fi; \
 	test -z "$$failed"
+
+# The real-browser test of the web page: tools/serve, Debian's chromium, playwright-core from
+# npm (tests/web/package-lock.json); screenshots in build/web-screenshots.
+test-web: all
+	tests/web/run.sh
 
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
