@@ -4,10 +4,11 @@
  * every kind of bad input: malformed JSON, an illegal move, an unknown game, an SGF that does not
  * parse, a 100 MB body, 1,000 requests at once, clients that leave in the middle, paths that try
  * to leave the page's folder; games that do not wait for each other; idle games freed.
- * The client below is a test double (plain sockets, Connection: close). */
+ * The client is src/server/client.h (plain sockets, Connection: close). */
 #include "helpers.h"
 #include "game/sgf.h"
 #include "mcts/clock.h"
+#include "server/client.h"
 #include "server/server.h"
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -44,57 +45,18 @@ static void stop(void) {
 }
 
 static int connect_local(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    ck_assert(fd >= 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    ck_assert_msg(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect");
+    int fd = sv_client_connect(port);
+    ck_assert_msg(fd >= 0, "connect");
     return fd;
 }
 
-static void send_all(int fd, const char *data, size_t len) {
-    while (len) {
-        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
-        if (n <= 0) return;
-        data += n;
-        len -= (size_t)n;
-    }
-}
-
-static void send_request(int fd, const char *method, const char *path, const char *body) {
-    char head[1024];
-    size_t blen = body ? strlen(body) : 0;
-    int n = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n", method, path, blen);
-    send_all(fd, head, (size_t)n);
-    if (blen) send_all(fd, body, blen);
-}
-
-typedef struct { int status; char *body; char *raw; } reply;
-
-/* Read the whole answer (until the server closes); status 0 when there was none. */
-static reply read_reply(int fd) {
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (len + 4096 > cap) buf = realloc(buf, cap *= 2);
-        ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
-        if (n <= 0) break;
-        len += (size_t)n;
-    }
-    buf[len] = 0;
-    close(fd);
-    reply r = { 0, NULL, buf };
-    sscanf(buf, "HTTP/1.%*d %d", &r.status);
-    char *sep = strstr(buf, "\r\n\r\n");
-    r.body = sep ? sep + 4 : buf + len;
-    return r;
-}
+#define send_all sv_client_send_all
+#define send_request sv_client_send
+#define read_reply sv_client_read
+typedef sv_reply reply;
 
 static reply request(const char *method, const char *path, const char *body) {
-    int fd = connect_local();
-    send_request(fd, method, path, body);
-    return read_reply(fd);
+    return sv_client_request(port, method, path, body);
 }
 
 /* A request whose answer must be JSON with that status; returns the parsed answer. */

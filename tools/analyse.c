@@ -9,6 +9,7 @@
  * Bad usage: "zertz: analyse: OPTION: WHY", exit status 2; a game that cannot be read or
  * analysed: "zertz: analyse: WHY", exit status 1. */
 #include "cli.h"
+#include "nn/omp_env.h"
 #include "engine/json.h"
 #include "engine/review.h"
 #include "mcts/clock.h"
@@ -212,6 +213,7 @@ static int load_game(const options *o, zz_game *g, char *err, size_t errlen) {
 }
 
 int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);        /* the search's threads fill the cores: OpenMP on one (omp_env.h) */
     options o;
     int status = parse_args(argc, argv, &o);
     if (status >= 0) return status;

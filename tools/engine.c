@@ -6,6 +6,7 @@
  * mcts_default_weights) searching 1 s per move, or uct:20000 when no network is shipped.
  * Bad usage: "zertz: engine: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
+#include "nn/omp_env.h"
 #include "engine/protocol.h"
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);        /* the search's threads fill the cores: OpenMP on one (omp_env.h) */
     signal(SIGPIPE, SIG_IGN);
     const char *spec = NULL;
     int threads = 1;

@@ -5,6 +5,7 @@
  *
  * Bad usage: "zertz: serve: OPTION: WHY", exit status 2; a server that cannot start: exit 1. */
 #include "cli.h"
+#include "nn/omp_env.h"
 #include "server/server.h"
 #include "mcts/agent.h"
 #include <signal.h>
@@ -33,6 +34,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);        /* the search's threads fill the cores: OpenMP on one (omp_env.h) */
     sv_config cfg;
     sv_config_default(&cfg);
     for (int i = 1; i < argc; i++) {
