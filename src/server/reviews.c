@@ -45,8 +45,7 @@ sv_reviews *sv_reviews_new(const sv_config *cfg) {
 }
 
 static void review_free(sv_review *r) {
-    atomic_store(&r->stop, 1);
-    if (r->agent) mcts_agent_stop(r->agent);
+    atomic_store(&r->stop, 1);             /* the review searches in 100 ms slices: it ends soon */
     if (r->thread) pthread_join(r->thread, NULL);
     mcts_agent_free(r->agent);
     zz_game_free(&r->game);
