@@ -100,6 +100,38 @@ START_TEST(hand_worked_game) {
 }
 END_TEST
 
+/* Swap toggles MOVE_OR_SWAP and SWAP_CONFIRM, and Done passes the first move back from either
+ * (Boardspace's SetNextPlayer): after 0 Swaps P1 places first; after 1, 2 or 3 Swaps and Done (or
+ * a bare Done) P0 places first.  The position after one placement says who moved. */
+START_TEST(swap_counts) {
+    static const struct { const char *swaps; int mover; int swapped; } cases[] = {
+        { "", 1, 0 }, { ";P1[Done]", 0, 1 }, { ";P1[Swap];P1[Done]", 0, 1 },
+        { ";P1[Swap];P1[Swap];P1[Done]", 0, 1 }, { ";P1[Swap];P1[Swap];P1[Swap];P1[Done]", 0, 1 },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024];
+        int p = cases[i].mover;
+        snprintf(text, sizeof text, SETUP "%s;P%d[RtoB 2 0 E 5];P%d[R- D 4];P%d[Done])", cases[i].swaps, p, p, p);
+        zz_xx_game g;
+        char err[256];
+        ck_assert_msg(zz_xx_sgf_parse(text, strlen(text), &g, err, sizeof err) == 0, "case %u: %s", i, err);
+        ck_assert_int_eq(g.swapped, cases[i].swapped);
+        ck_assert_int_eq(g.nturns, 2 + cases[i].swapped);
+        ck_assert_int_eq(g.final.to_move, 1 - p);                /* the other player is to move */
+        ck_assert_int_eq(g.final.cell[cell('E', 5)], 2 + ZZ_WHITE);
+        ck_assert_int_eq(g.final.cell[cell('D', 4)], ZZ_XX_NONE);
+        ck_assert(g.final.pool[0] == 5 && g.final.pool[1] == 8 && g.final.pool[2] == 10);
+        zz_xx_game_free(&g);
+    }
+    /* the wrong player may not place after the swaps */
+    const char *bad = SETUP ";P1[Swap];P1[Swap];P1[Done];P1[RtoB 2 0 E 5])";
+    zz_xx_game g;
+    char err[256];
+    ck_assert_int_eq(zz_xx_sgf_parse(bad, strlen(bad), &g, err, sizeof err), -1);
+    zz_xx_game_free(&g);
+}
+END_TEST
+
 /* Without the swap P1 moves first; placing c3 (not a ring) and removing e5 (not free: all its
  * neighbours are rings) are refused; P0 may not Swap; a marble may not be placed while a capture
  * is possible; rack transfers are not moves. */
@@ -175,6 +207,7 @@ int main(void) {
     TCase *t = tcase_create("extreme");
     tcase_add_test(t, grid_neighbours);
     tcase_add_test(t, hand_worked_game);
+    tcase_add_test(t, swap_counts);
     tcase_add_test(t, refused_turns);
     tcase_add_test(t, fuzz_parser);
     suite_add_tcase(s, t);

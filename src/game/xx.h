@@ -55,7 +55,8 @@ typedef struct {
     zz_xx_turn *turn;           /* nturns of them, beside text */
     uint8_t layout[ZZ_XX_CELLS];/* the rings after the set-up (ZZ_XX_RING / ZZ_XX_NONE) */
     int first_player;           /* the player who set up the rings */
-    int swapped;                /* 1 when the other player swapped */
+    int swapped;                /* 1 when the other player passed the first move back (Swap and Done,
+                                   or Done after any number of Swaps): the set-up player moves first */
     int setup_rings;            /* rings placed in the set-up */
     int nturns;
     char (*text)[ZZ_NOTATION_MAX];

@@ -1,8 +1,9 @@
 /* xx_sgf.c — replaying Zertz+xx (Zèrtz Extreme) records with Boardspace's state machine
  * (GameBoard.java): Start Pn puts Pn in SETRING (R+ adds a ring anywhere on the 17×12 grid, R-
  * takes one back); Done passes to the other player in MOVE_OR_SWAP, who either moves first or
- * plays Swap (SWAP_CONFIRM; Swap again cancels) and Done, after which the set-up player moves
- * first.  Then turns are as on the standard boards (RULES.md §5), replayed here on the array
+ * plays Swap (SWAP_CONFIRM; Swap again toggles back to MOVE_OR_SWAP) and Done, after which the
+ * set-up player moves first.  As in Boardspace's SetNextPlayer, Done passes the turn from
+ * MOVE_OR_SWAP as from SWAP_CONFIRM: after any number of Swaps, even none.  Then turns are as on the standard boards (RULES.md §5), replayed here on the array
  * position of xx.h: placement and removal in either order, compulsory capture, one BtoB per jump
  * with the same marble going on, undo of a placement (BtoR), of a removal (R+) and of a jump
  * (straight back), Done, Resign, WinOnTime, time nodes, and old records without Done.
@@ -162,7 +163,8 @@ static int do_done(xrep *r) {
         r->first_turn = true;
         begin_turn(r);
         return 0;
-    case S_SWAP_CONFIRM:
+    case S_MOVE_OR_SWAP:            /* Done after an even number of Swaps (or none): Boardspace's */
+    case S_SWAP_CONFIRM:            /* SetNextPlayer passes the turn from both states alike */
         g->swapped = 1;
         if (add_turn(r, ZZ_XX_SWAP, "swap") < 0) return -1;
         r->pos.to_move = (uint8_t)other(me);
