@@ -3,6 +3,8 @@
 #   make            build the library (build/libzertz.a) and every tool (tools/<name> from tools/<name>.c)
 #   make test       build and run every Check suite (tests/test_*.c), CPU only; GPU suites skip loudly
 #   make test-web   the web page in a real browser (chromium + playwright-core; tests/web/run.sh)
+#   make gpu-report OUT=DIR  the first GPU session's checks and measurements (src/cuda/gpu_report.sh)
+#   make deps-fetch carry the libraries the build needs, for a machine with no package registry
 #   make bench      run the CPU benchmarks (tools/bench_*.c)
 #   make bench-gpu  run the GPU benchmarks (needs nvcc and a GPU)
 #   make lab        build and run the CUDA kernel lab (src/cuda/lab/*.cu: numbered versions, checked, timed)
@@ -13,7 +15,7 @@
 #   make test-tsan  the suites under ThreadSanitizer
 #
 # Variables: CC, OPT (default -O3 -march=native), NVCC, MPICC, BOARDSPACE_DIR (for the parity tests),
-# NP and MPIRUN_ARGS (make train-mpi).
+# NP and MPIRUN_ARGS (make train-mpi), NO_APT=1 (never call apt-get), DEPS_DIR (carried packages).
 
 CC      ?= gcc
 OPT     ?= -O3 -march=native
@@ -26,23 +28,34 @@ BUILD   ?= build
 # On a fresh Debian machine `make train` / `make test` must work as the first command: missing
 # packages are installed here when running as root (apt-get update first), else the command to
 # run is printed and make stops.  Checked before the detection below, which sees what was
-# installed.  Skipped where there is no dpkg (not Debian) and for `make clean`.  Open MPI is
-# optional (the build without it is complete): installed the same way for `make train-mpi`, and
-# by .ci/run in CI.
+# installed.  Skipped where there is no dpkg (not Debian), for `make clean` and `make deps-fetch`,
+# and with NO_APT=1.  Open MPI is optional (the build without it is complete): installed the same
+# way for `make train-mpi`, and by .ci/run in CI.  When apt-get cannot install (no network), the
+# build goes on with what is here and says so.
+#
+# Carried packages, for a machine that reaches no package registry (the GPU machine: see
+# src/cuda/NOTES.md): `make deps-fetch`, run where Debian's registry is reachable, downloads the
+# .deb files of CARRY_PKGS into $(DEPS_DIR)/debs and unpacks them (dpkg -x: nothing is installed)
+# into $(DEPS_DIR)/root.  Where that folder exists the build takes headers and libraries from it
+# too (and runs with it as an rpath), and a package unpacked there counts as present.
+DEPS_DIR   ?= .deps
+DEPS_ROOT  := $(abspath $(DEPS_DIR)/root)
+CARRY_PKGS := check libsubunit-dev libsubunit0 libstb-dev libcjson-dev libcjson1 libmicrohttpd-dev libmicrohttpd12
+CARRIED    := $(notdir $(wildcard $(DEPS_ROOT)/.pkg/*))
 DEB_PKGS := build-essential check libstb-dev libomp-dev pkg-config libcjson-dev libmicrohttpd-dev \
             $(if $(filter train-mpi,$(MAKECMDGOALS)),openmpi-bin libopenmpi-dev) \
             $(if $(filter test-web,$(MAKECMDGOALS)),chromium)
-ifeq ($(filter clean,$(MAKECMDGOALS)),)
-  DEB_MISSING := $(strip $(shell command -v dpkg >/dev/null 2>&1 && for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done))
+ifeq ($(filter clean deps-fetch,$(MAKECMDGOALS))$(NO_APT),)
+  DEB_MISSING := $(filter-out $(CARRIED),$(strip $(shell command -v dpkg >/dev/null 2>&1 && for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done)))
   ifneq ($(DEB_MISSING),)
     ifeq ($(shell id -u),0)
       $(info zertz build: installing the missing Debian packages: $(DEB_MISSING) (apt-get as root, about a minute))
-      DEB_OK := $(shell DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_MISSING) >/dev/null 2>&1 && echo ok)
+      DEB_OK := $(shell export DEBIAN_FRONTEND=noninteractive; timeout 300 apt-get update -qq >/dev/null 2>&1 && timeout 600 apt-get install -y -qq $(DEB_MISSING) >/dev/null 2>&1 && echo ok)
       ifneq ($(DEB_OK),ok)
-        $(error zertz build: apt-get could not install $(DEB_MISSING); try: apt-get update && apt-get install -y $(DEB_MISSING))
+        $(warning zertz build: apt-get could not install $(DEB_MISSING) (no network?): building with what is here; NO_APT=1 skips this check, `make deps-fetch` elsewhere carries the libraries)
       endif
     else
-      $(error zertz build: missing Debian packages: $(DEB_MISSING). Install them with: sudo apt-get update && sudo apt-get install -y $(DEB_MISSING))
+      $(error zertz build: missing Debian packages: $(DEB_MISSING). Install them with: sudo apt-get update && sudo apt-get install -y $(DEB_MISSING) (or NO_APT=1 to build with what is here))
     endif
   endif
 endif
@@ -73,8 +86,14 @@ ifneq ($(MPICC),)
     $(info zertz build: $(MPICC) found but it is not Open MPI's (no --showme): tools/train --mpi left out)
   endif
 endif
+ifneq ($(wildcard $(DEPS_ROOT)/usr/include),)
+  DEPS_LIB := $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu
+  CFLAGS   += -isystem $(DEPS_ROOT)/usr/include
+  LDFLAGS  += -L$(DEPS_LIB) -Wl,-rpath,$(DEPS_LIB)
+  export PKG_CONFIG_PATH := $(DEPS_LIB)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
-STB_DIR := $(firstword $(wildcard /usr/include/stb) $(wildcard /usr/local/include/stb))
+STB_DIR := $(firstword $(wildcard /usr/include/stb) $(wildcard /usr/local/include/stb) $(wildcard $(DEPS_ROOT)/usr/include/stb))
 ifneq ($(STB_DIR),)
   CFLAGS += -isystem $(STB_DIR)
 endif
@@ -114,12 +133,12 @@ TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
-.PHONY: all info test test-web bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
+.PHONY: all info deps-fetch gpu-report test test-web bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
 all: info $(LIB) $(TOOLS)
 
 
 info:
-	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no) CUDA=$(if $(CUDA_OK),yes ($(NVCC)),no: GPU backend left out) MPI=$(if $(MPI_OK),yes ($(MPICC)),no: tools/train --mpi left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
+	@echo "zertz build: CC=$(CC) OpenMP=$(if $(OPENMP_OK),yes,no)$(if $(CARRIED), carried=$(DEPS_DIR)) CUDA=$(if $(CUDA_OK),yes ($(NVCC)),no: GPU backend left out) MPI=$(if $(MPI_OK),yes ($(MPICC)),no: tools/train --mpi left out) stb=$(if $(STB_DIR),$(STB_DIR),not found)"
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -180,6 +199,20 @@ test: info $(TESTS) $(TOOLS)
 # npm (tests/web/package-lock.json); screenshots in build/web-screenshots.
 test-web: all
 	tests/web/run.sh
+
+# Fetch the carried packages (see above; needs Debian's registry, not root).
+deps-fetch:
+	@command -v apt-get >/dev/null && command -v dpkg >/dev/null || { echo "zertz: deps-fetch: needs apt-get and dpkg (Debian)"; exit 1; }
+	@rm -rf $(DEPS_DIR) && mkdir -p $(DEPS_DIR)/debs $(DEPS_DIR)/root/.pkg
+	cd $(DEPS_DIR)/debs && apt-get download $(CARRY_PKGS)
+	@for f in $(DEPS_DIR)/debs/*.deb; do dpkg -x $$f $(DEPS_DIR)/root || exit 1; done
+	@for p in $(CARRY_PKGS); do touch $(DEPS_DIR)/root/.pkg/$$p; done
+	@echo "deps-fetch: $(words $(CARRY_PKGS)) packages unpacked in $(DEPS_DIR)/root ($$(du -sh $(DEPS_DIR) | cut -f1)); build with them: make NO_APT=1"
+
+# Everything a first GPU session checks and measures, in one command (src/cuda/gpu_report.sh):
+# OUT=DIR gets a summary and one log per step.
+gpu-report:
+	src/cuda/gpu_report.sh "$(or $(OUT),build/gpu-report)"
 
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done

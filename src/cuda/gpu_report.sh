@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# gpu_report.sh OUT — the first GPU session's checklist (src/cuda/NOTES.md) in one command
+# (`make gpu-report OUT=DIR`): build, both CUDA suites, compute-sanitizer memcheck and racecheck,
+# the kernel lab, make bench-gpu (with the PyTorch yardstick where torch exists), bench_train
+# --gpu, and a short make train on the GPU that resumes once.
+#
+# Every step runs under its own time limit, and the whole report stays inside BUDGET_S (default
+# 540 s: the device tool allows 600 s a command); a step that fails is recorded and the next one
+# runs; a step that would start with too little time left is recorded as not run.  OUT gets
+# summary.txt and one log per step: at most 8 files, each cut to its last 4 MiB, so that all of it
+# comes back through the device tool.  Without a GPU, only the build runs and the summary says
+# loudly which steps did not run.  Carried packages (make deps-fetch) are used when present:
+# the build never calls apt (NO_APT=1).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-build/gpu-report}
+budget=${BUDGET_S:-540}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+mkdir -p "$out"
+summary=$out/summary.txt
+t0=$(date +%s)
+: > "$summary"
+
+say() { echo "$*" | tee -a "$summary"; }
+left() { echo $(( budget - ($(date +%s) - t0) )); }
+
+# step NUMBER NAME LIMIT_S COMMAND...: run it with its log, record the result in the summary.
+step() {
+    local n=$1 name=$2 limit=$3
+    shift 3
+    local log=$out/$n-$name.log rest
+    rest=$(left)
+    if [ "$rest" -lt 20 ]; then say "NOT RUN  $n $name: only ${rest}s of the budget left"; return; fi
+    [ "$limit" -gt "$rest" ] && limit=$rest
+    local s=$(date +%s)
+    timeout --kill-after=10 "$limit" bash -c "$*" > "$log" 2>&1
+    local rc=$? dt=$(( $(date +%s) - s ))
+    if [ $rc -eq 0 ]; then say "ok       $n $name (${dt}s)"
+    elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then say "TIMEOUT  $n $name after ${limit}s (log: $log)"
+    else say "FAILED   $n $name: exit $rc after ${dt}s (log: $log)"; fi
+    if [ "$(stat -c %s "$log")" -gt 4194304 ]; then tail -c 4194304 "$log" > "$log.tmp" && mv "$log.tmp" "$log"; fi
+}
+
+say "gpu-report: $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname), budget ${budget}s, $jobs jobs"
+say "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+gpu=""
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    gpu=$(nvidia-smi -L | head -1)
+    say "GPU: $gpu; $(nvidia-smi --query-gpu=driver_version,memory.total --format=csv,noheader | head -1)"
+    say "nvcc: $(nvcc --version 2>/dev/null | tail -1 || echo 'not found')"
+else
+    say "!!! NO GPU FOUND (nvidia-smi lists none): only the build runs; every GPU step below is NOT RUN !!!"
+fi
+
+step 01 build 240 "make -j$jobs NO_APT=1 all build/tests/test_cuda build/tests/test_cuda_train"
+gpu_steps="02 suites, 03 sanitizer, 04 lab, 05 bench-gpu, 06 bench-train, 07 train"
+if [ -z "$gpu" ]; then
+    say "NOT RUN  $gpu_steps: no GPU"
+    say "gpu-report: done in $(( $(date +%s) - t0 ))s; NO GPU: nothing was checked on a GPU"
+    exit 0
+fi
+step 02 suites 90 "build/tests/test_cuda && build/tests/test_cuda_train"
+step 03 sanitizer 150 "for t in test_cuda test_cuda_train; do for k in memcheck racecheck; do echo \"== compute-sanitizer --tool \$k \$t\"; CK_FORK=no compute-sanitizer --tool \$k --error-exitcode 3 build/tests/\$t || exit 3; done; done"
+step 04 lab 60 "make NO_APT=1 lab"
+step 05 bench-gpu 90 "make NO_APT=1 bench-gpu"
+step 06 bench-train 45 "tools/bench_train --gpu"
+run=build/gpu-report-train
+step 07 train 130 "rm -rf $run; tools/train --fresh --out $run --minutes 0.9 --quiet && echo '== resumed' && tools/train --out $run --minutes 0.9 --quiet && tail -5 $run/train.csv"
+say "gpu-report: done in $(( $(date +%s) - t0 ))s"
