@@ -190,6 +190,10 @@ static cJSON *build_state(const sv_game *g) {
     int winner = g->resigned ? 1 - p->to_move : zz_over(p) ? p->winner : -1;
     if (winner >= 0) cJSON_AddNumberToObject(o, "winner", winner);
     else cJSON_AddNullToObject(o, "winner");
+    const char *end = g->resigned ? "resign" : !zz_over(p) ? NULL : p->winner < 0 ? "draw" :
+                      p->end == ZZ_END_NO_MOVE ? "no_move" : "captures";
+    if (end) cJSON_AddStringToObject(o, "end", end);
+    else cJSON_AddNullToObject(o, "end");
     char res[200];
     result_text(g, p, res, sizeof res);
     cJSON_AddStringToObject(o, "result", res);
