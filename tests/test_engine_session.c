@@ -255,6 +255,45 @@ START_TEST(review_engine_turn_loses_nothing) {
 }
 END_TEST
 
+/* A one-move turn the search visited enough is valued in that same search (both values from one
+ * tree, the mover's view): here the engine's second choice at the opening, found by the same
+ * deterministic search the review runs (one thread, a simulation budget, the same seed). */
+START_TEST(review_values_played_turns_in_the_same_search) {
+    char err[512];
+    mcts_agent *a = review_agent();
+    ze_review_config c;
+    one_config(&c);
+    c.sims = 2000;
+    zz_pos start;
+    zz_pos_init(&start, ZZ_B37);
+    ze_search_info info;
+    ck_assert_int_eq(mcts_agent_newgame(a, &start, c.seed, err, sizeof err), 0);
+    ck_assert_msg(ze_analyse(a, &start, c.sims, 0, 0, NULL, NULL, NULL, &info, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(info.nroot >= 2 && info.root_visits[1] >= ZE_SAME_SEARCH_VISITS, "second choice has %d visits", info.root_visits[1]);
+    zz_game g;
+    game_of(&g, &start, &info.root_moves[1], 1);
+    ze_review r;
+    ck_assert_msg(ze_review_game(a, &g, &c, NULL, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    const ze_review_turn *t = &r.turns[0];
+    ck_assert(!t->is_best);
+    ck_assert_int_eq(t->value_from, ZE_FROM_SAME_SEARCH);
+    ck_assert_int_eq(t->visits_same, (uint32_t)info.root_visits[1]);
+    ck_assert(t->value_played == info.root_q[1] && t->value_best == info.root_q[0]);
+    ck_assert(fabs(t->loss - fmax(0, t->wp_before - t->wp_played)) < 1e-12);
+    ze_review_free(&r);
+    zz_game_free(&g);
+    /* a move the search hardly visited is valued from the next position */
+    zz_move rare = info.root_moves[info.nroot - 1];
+    ck_assert(info.root_visits[info.nroot - 1] < ZE_SAME_SEARCH_VISITS);
+    game_of(&g, &start, &rare, 1);
+    ck_assert_msg(ze_review_game(a, &g, &c, NULL, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.turns[0].value_from, ZE_FROM_NEXT);
+    ze_review_free(&r);
+    zz_game_free(&g);
+    mcts_agent_free(a);
+}
+END_TEST
+
 START_TEST(review_never_flags_a_forced_turn) {
     uint64_t rng = 3;
     int found = 0;
@@ -307,7 +346,7 @@ START_TEST(review_json_is_valid_and_complete) {
     ck_assert_int_eq(cJSON_GetArraySize(turns), 4);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(back, "wp0")), 5);
     static const char *const fields[] = { "turn", "player", "played", "best", "is_best", "forced", "wp_before",
-                                          "value_best", "value_played", "wp_played", "loss", "label", "sims" };
+                                          "value_best", "value_played", "wp_played", "value_from", "loss", "label", "sims" };
     for (int i = 0; i < 4; i++)
         for (unsigned k = 0; k < sizeof fields / sizeof *fields; k++)
             ck_assert_msg(cJSON_GetObjectItem(cJSON_GetArrayItem(turns, i), fields[k]), "turn %d lacks %s", i + 1, fields[k]);
@@ -427,6 +466,7 @@ static Suite *suite(void) {
     tcase_set_timeout(r, 300);
     tcase_add_test(r, review_flags_a_thrown_win_as_blunder);
     tcase_add_test(r, review_engine_turn_loses_nothing);
+    tcase_add_test(r, review_values_played_turns_in_the_same_search);
     tcase_add_test(r, review_never_flags_a_forced_turn);
     tcase_add_test(r, review_json_is_valid_and_complete);
     tcase_add_test(r, review_refuses_bad_budget_and_empty_game);

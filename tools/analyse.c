@@ -36,14 +36,15 @@ static void usage(FILE *f) {
 "  --sims N            simulations per position instead of a time (deterministic with 1 thread)\n"
 "  --threads N         search threads, 1..256 (default 2)\n"
 "  --agent SPEC        the engine (default: the board's shipped network, puct:default)\n"
-"  --temperature T     calibration of values into win probabilities (default 1: none)\n"
+"  --temperature T     calibration of values into win probabilities (default %.1f, fitted\n"
+"                      on Boardspace games: src/nn/README.md; 1 = (1 + v) / 2)\n"
 "  --thresholds I,M,B  loss thresholds of inaccuracy, mistake, blunder (default %.2f,%.2f,%.2f)\n"
 "  --json FILE         write the review as JSON (fields: src/engine/README.md)\n"
 "  --png FILE          draw the win-probability graph with the flagged turns marked\n"
 "  --boards DIR        a picture per flagged turn: the turn played and the engine's choice\n"
 "  --seed S            search seed (default 1)\n"
 "  -q, --quiet         no progress bar\n"
-"  -h, --help          this text\n", 1000.0, ZE_INACCURACY, ZE_MISTAKE, ZE_BLUNDER);
+"  -h, --help          this text\n", 1000.0, ZE_TEMPERATURE, ZE_INACCURACY, ZE_MISTAKE, ZE_BLUNDER);
 }
 
 typedef struct {

@@ -57,6 +57,7 @@ int ze_analyse(mcts_agent *a, const zz_pos *p, uint64_t sims, double time_ms, in
         done += st.iterations;
         out->seconds = mcts_now_s() - t0;
         ze_snapshot(a, p, out);
+        if (stop_raised(stop)) { out->stopped = 1; break; }   /* a stop may cut a slice to nothing */
         if (sims && done >= sims) break;
         if (st.iterations == 0) break;          /* nothing more to search: the tree is full */
         if (progress && !stop_raised(stop)) progress(out, ctx);

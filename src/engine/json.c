@@ -18,6 +18,8 @@ static cJSON *turn_json(const ze_review_turn *t, int index) {
     add_number(o, "value_best", t->value_best);
     add_number(o, "value_played", t->value_played);
     add_number(o, "wp_played", t->wp_played);
+    if (t->value_from) cJSON_AddStringToObject(o, "value_from", ZE_FROM_NAMES[t->value_from]);
+    else cJSON_AddNullToObject(o, "value_from");
     add_number(o, "loss", t->loss);
     if (t->label) cJSON_AddStringToObject(o, "label", ZE_LABEL_NAMES[t->label]);
     else cJSON_AddNullToObject(o, "label");

@@ -6,11 +6,12 @@
 #include <string.h>
 
 const char *const ZE_LABEL_NAMES[4] = { "", "inaccuracy", "mistake", "blunder" };
+const char *const ZE_FROM_NAMES[5] = { "", "engine", "result", "same search", "next position" };
 
 void ze_review_config_default(ze_review_config *c) {
     memset(c, 0, sizeof *c);
     c->time_ms = 1000;
-    c->temperature = 1.0;
+    c->temperature = ZE_TEMPERATURE;
     c->thresholds[0] = ZE_INACCURACY;
     c->thresholds[1] = ZE_MISTAKE;
     c->thresholds[2] = ZE_BLUNDER;
@@ -95,10 +96,13 @@ static bool turn_forced(const zz_pos *start, const zz_turn *t) {
 static void score_turn(ze_review_turn *t, const zz_pos *after, const double *val, int i, const ze_review_config *cfg) {
     t->value_best = val[i];
     t->is_best = t->nbest == t->nmoves && !memcmp(t->best_moves, t->moves, (size_t)t->nmoves * sizeof *t->moves);
-    if (t->is_best) t->value_played = t->value_best;
-    else if (zz_over(after)) t->value_played = after->winner < 0 ? 0.0 : after->winner == t->player ? 1.0 : -1.0;
+    uint32_t enough = (uint32_t)fmax(ZE_SAME_SEARCH_VISITS, 0.01 * (double)t->sims);
+    t->value_from = ZE_FROM_NONE;
+    if (t->is_best) t->value_played = t->value_best, t->value_from = ZE_FROM_ENGINE;
+    else if (zz_over(after)) t->value_played = after->winner < 0 ? 0.0 : after->winner == t->player ? 1.0 : -1.0, t->value_from = ZE_FROM_RESULT;
+    else if (t->nmoves == 1 && t->visits_same >= enough) t->value_played = t->q_same, t->value_from = ZE_FROM_SAME_SEARCH;
     else if (isnan(val[i + 1])) t->value_played = NAN;
-    else t->value_played = after->to_move == t->player ? val[i + 1] : -val[i + 1];
+    else t->value_played = after->to_move == t->player ? val[i + 1] : -val[i + 1], t->value_from = ZE_FROM_NEXT;
     t->wp_before = isnan(t->value_best) ? NAN : ze_win_prob(t->value_best, cfg->temperature);
     t->wp_played = isnan(t->value_played) ? NAN : ze_win_prob(t->value_played, cfg->temperature);
     t->loss = isnan(t->wp_before) || isnan(t->wp_played) ? NAN : fmax(0.0, t->wp_before - t->wp_played);
@@ -152,6 +156,8 @@ int ze_review_game(mcts_agent *a, const zz_game *g, const ze_review_config *cfg,
             ze_review_turn *t = &r->turns[i];
             t->sims = info->sims;
             t->seconds = info->seconds;
+            for (int k = 0; k < info->nroot; k++)
+                if (info->root_moves[k] == t->moves[0]) { t->q_same = info->root_q[k], t->visits_same = (uint32_t)info->root_visits[k]; break; }
             int k = engine_turn(a, info, cfg, stop, t->best_moves, err, errlen);
             if (k < 0) goto done;
             t->nbest = k;

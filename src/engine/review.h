@@ -9,8 +9,13 @@
  *                 is one turn), completed by a search of the mid-turn position where the line
  *                 stops early;
  *   value_played  value_best when the turn played is the engine's turn; else the exact result
- *                 when it ends the game; else minus the next turn's value_best (the same sign when
- *                 the same player moves next);
+ *                 when it ends the game; else, for a one-move turn the search visited at least
+ *                 ZE_SAME_SEARCH_VISITS times (or 1 % of its visits, whichever is more), that
+ *                 move's value in the same search (both values then come from one tree, from the
+ *                 mover's view: the network over-rates the player to move, and comparing two
+ *                 searches seen from both sides would add that bias twice, src/nn/README.md,
+ *                 "Calibration of the value"); else minus the next turn's value_best (the same
+ *                 sign when the same player moves next);
  *   loss          max(0, wp(value_best) - wp(value_played)), wp = ze_win_prob at the config's
  *                 temperature: 0 when the turn is the engine's or the only legal one (forced);
  *   label         blunder / mistake / inaccuracy when loss >= thresholds[2] / [1] / [0].
@@ -24,10 +29,17 @@
 enum { ZE_LABEL_NONE, ZE_LABEL_INACCURACY, ZE_LABEL_MISTAKE, ZE_LABEL_BLUNDER };
 extern const char *const ZE_LABEL_NAMES[4];      /* "", "inaccuracy", "mistake", "blunder" */
 
-/* Default thresholds on the win-probability loss (README.md, "Reviewing a game"). */
+/* Default thresholds on the win-probability loss (README.md, "Reviewing a game"), and the
+ * calibration temperature fitted on searched Boardspace positions (src/nn/README.md). */
 #define ZE_INACCURACY 0.10
 #define ZE_MISTAKE 0.20
 #define ZE_BLUNDER 0.30
+#define ZE_TEMPERATURE 1.6
+enum { ZE_SAME_SEARCH_VISITS = 20 };
+
+/* Where a turn's value_played came from. */
+enum { ZE_FROM_NONE, ZE_FROM_ENGINE, ZE_FROM_RESULT, ZE_FROM_SAME_SEARCH, ZE_FROM_NEXT };
+extern const char *const ZE_FROM_NAMES[5];      /* "", "engine", "result", "same search", "next position" */
 
 typedef struct ze_review_config {
     uint64_t sims;           /* simulations per position (or 0) */
@@ -37,7 +49,7 @@ typedef struct ze_review_config {
     uint64_t seed;
 } ze_review_config;
 
-/* sims 0, time 1000 ms, temperature 1, the default thresholds, seed 1. */
+/* sims 0, time 1000 ms, temperature ZE_TEMPERATURE, the default thresholds, seed 1. */
 void ze_review_config_default(ze_review_config *c);
 
 typedef struct ze_review_turn {
@@ -52,6 +64,9 @@ typedef struct ze_review_turn {
     double wp_before;                  /* mover's win probability before the turn = wp(value_best) */
     double wp_played;                  /* wp(value_played) */
     double loss;                       /* in win probability, >= 0 */
+    int value_from;                    /* ZE_FROM_*: where value_played came from */
+    double q_same;                     /* the played move's value in the turn's own search, and */
+    uint32_t visits_same;              /* its visits there (one-move turns; 0 when not visited) */
     int label;                         /* ZE_LABEL_* */
     bool forced;                       /* the only legal turn */
     bool is_best;                      /* the turn played is the engine's */

@@ -66,7 +66,7 @@ static int analyse(sv_api *api, const cJSON *body, cJSON **out) {
         st = 400;
         *out = sv_error("analyse: %s", err);
     } else {
-        *out = ze_search_json(info, 1.0, ZE_ROOT_MAX);
+        *out = ze_search_json(info, ZE_TEMPERATURE, ZE_ROOT_MAX);
     }
     free(info);
     ze_session_free(s);

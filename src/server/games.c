@@ -492,7 +492,7 @@ int sv_game_think_peek(sv_game *g, cJSON **out, bool *running) {
     if (!info) { *out = sv_error("out of memory"); return 503; }
     int st = 200;
     if (!ze_search_peek(g->session, info)) { st = 404; *out = sv_error("no search was started in this position"); }
-    else { *out = ze_search_json(info, 1.0, ZE_ROOT_MAX); *running = info->running; }
+    else { *out = ze_search_json(info, ZE_TEMPERATURE, ZE_ROOT_MAX); *running = info->running; }
     free(info);
     return st;
 }
@@ -503,7 +503,7 @@ int sv_game_think_stop(sv_game *g, cJSON **out) {
     ze_search_info *info = malloc(sizeof *info);
     if (!info) st = 503, *out = sv_error("out of memory");
     else if (!ze_search_stop(g->session, info) && !ze_search_peek(g->session, info)) st = 404, *out = sv_error("no search to stop");
-    else st = 200, *out = ze_search_json(info, 1.0, ZE_ROOT_MAX);
+    else st = 200, *out = ze_search_json(info, ZE_TEMPERATURE, ZE_ROOT_MAX);
     free(info);
     pthread_mutex_unlock(&g->lock);
     return st;
