@@ -158,6 +158,12 @@ static void one_config(ze_review_config *c) {
     c->time_ms = 0;
 }
 
+/* Review g with the test's config (asserting it succeeds). */
+static void review_of(mcts_agent *a, const zz_game *g, const ze_review_config *c, ze_review *r) {
+    char err[256];
+    ck_assert_msg(ze_review_game(a, g, c, NULL, NULL, NULL, r, err, sizeof err) == 0, "%s", err);
+}
+
 /* A game from `start` with the given single-move turns. */
 static void game_of(zz_game *g, const zz_pos *start, const zz_move *moves, int n) {
     char err[256];
@@ -210,8 +216,7 @@ START_TEST(review_flags_a_thrown_win_as_blunder) {
     ze_review_config c;
     one_config(&c);
     ze_review r;
-    char err[256];
-    ck_assert_msg(ze_review_game(a, &g, &c, NULL, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    review_of(a, &g, &c, &r);
     ck_assert_int_eq(r.nturns, 2);
     const ze_review_turn *t = &r.turns[0];
     ck_assert_msg(t->value_best == 1.0 && t->wp_before == 1.0, "the win was not seen: %f", t->value_best);
@@ -238,14 +243,13 @@ START_TEST(review_engine_turn_loses_nothing) {
     ze_review_config c;
     one_config(&c);
     ze_review r;
-    char err[256];
-    ck_assert_msg(ze_review_game(a, &g, &c, NULL, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    review_of(a, &g, &c, &r);
     ck_assert_int_eq(r.turns[0].nbest, 1);
     zz_move best = r.turns[0].best_moves[0];
     ze_review_free(&r);
     zz_game_free(&g);
     game_of(&g, &start, &best, 1);                               /* now play the engine's turn */
-    ck_assert_msg(ze_review_game(a, &g, &c, NULL, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    review_of(a, &g, &c, &r);
     ck_assert(r.turns[0].is_best);
     ck_assert(r.turns[0].loss == 0.0 && r.turns[0].label == ZE_LABEL_NONE);
     ck_assert(r.turns[0].value_played == r.turns[0].value_best);

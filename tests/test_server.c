@@ -78,6 +78,13 @@ static const char *str(const cJSON *o, const char *k) {
 
 static cJSON *new_game(const char *body) { return expect("POST", "/api/games", body, 201); }
 
+/* A new game's id (id holds 32 bytes). */
+static void new_game_id(const char *body, char *id) {
+    cJSON *g = new_game(body);
+    snprintf(id, 32, "%s", str(g, "id"));
+    cJSON_Delete(g);
+}
+
 static void path_of(char *out, size_t n, const char *id, const char *action) {
     snprintf(out, n, "/api/games/%s%s%s", id, action ? "/" : "", action ? action : "");
 }
@@ -165,10 +172,8 @@ END_TEST
 /* ---- bad input -------------------------------------------------------------------------------- */
 START_TEST(bad_requests_get_4xx) {
     start(30);
-    cJSON *g = new_game("{\"level\": \"quick\"}");
     char id[32], p[128];
-    snprintf(id, sizeof id, "%s", str(g, "id"));
-    cJSON_Delete(g);
+    new_game_id("{\"level\": \"quick\"}", id);
     path_of(p, sizeof p, id, "move");
     cJSON_Delete(expect("POST", p, "{\"move\": ", 400));                  /* malformed JSON */
     cJSON_Delete(expect("POST", p, "{\"move\": \"Wd4,d4\"}", 400));       /* illegal */
@@ -327,10 +332,8 @@ END_TEST
 /* ---- hints, analysis, reviews ------------------------------------------------------------------ */
 START_TEST(hint_stream_and_stop) {
     start(30);
-    cJSON *g = new_game("{}");
     char id[32], p[128];
-    snprintf(id, sizeof id, "%s", str(g, "id"));
-    cJSON_Delete(g);
+    new_game_id("{}", id);
     path_of(p, sizeof p, id, "think");
     cJSON_Delete(expect("GET", p, NULL, 404));                   /* none started yet */
     cJSON_Delete(expect("POST", p, "{\"time_ms\": 800}", 202));

@@ -3,7 +3,6 @@
 #include "game/handicap.h"
 #include "game/notation.h"
 #include "mcts/clock.h"
-#include "mcts/rand.h"
 #include "state.h"
 #include <errno.h>
 #include <math.h>
@@ -15,9 +14,7 @@
 #include <string.h>
 
 struct sv_game {
-    char id[16];
-    int refs;                      /* registry lock */
-    double last_used;              /* registry lock */
+    sv_entry entry;                /* first: the registry's (id, references, last use) */
     pthread_mutex_t lock;          /* the session: one request at a time */
     atomic_int thinking;           /* the engine is choosing a turn (lock held meanwhile) */
     ze_session *session;
@@ -30,14 +27,10 @@ struct sv_game {
     char names[2][64];
     pthread_mutex_t view_lock;     /* guards view */
     char *view;                    /* the last published state (JSON text) */
-    sv_game *next;
 };
 
 struct sv_games {
-    pthread_mutex_t lock;
-    sv_game *head;
-    int count;
-    uint64_t rng;
+    sv_registry reg;
     sv_config cfg;
 };
 
@@ -53,15 +46,6 @@ cJSON *sv_error(const char *fmt, ...) {
 }
 
 /* ---- registry ----------------------------------------------------------------------------- */
-sv_games *sv_games_new(const sv_config *cfg) {
-    sv_games *gs = calloc(1, sizeof *gs);
-    if (!gs) return NULL;
-    pthread_mutex_init(&gs->lock, NULL);
-    gs->cfg = *cfg;
-    gs->rng = mcts_seed((uint64_t)(mcts_now_s() * 1e6) ^ (uint64_t)(uintptr_t)gs);
-    return gs;
-}
-
 static void game_free(sv_game *g) {
     ze_session_free(g->session);
     pthread_mutex_destroy(&g->lock);
@@ -70,65 +54,33 @@ static void game_free(sv_game *g) {
     free(g);
 }
 
+static void free_entry(sv_entry *e) { game_free((sv_game *)e); }
+
+sv_games *sv_games_new(const sv_config *cfg) {
+    sv_games *gs = calloc(1, sizeof *gs);
+    if (!gs) return NULL;
+    gs->cfg = *cfg;
+    sv_registry_init(&gs->reg, SV_MAX_GAMES, cfg->idle_minutes * 60, free_entry);
+    return gs;
+}
+
 void sv_games_free(sv_games *gs) {
     if (!gs) return;
-    for (sv_game *g = gs->head, *n; g; g = n) { n = g->next; game_free(g); }
-    pthread_mutex_destroy(&gs->lock);
+    sv_registry_destroy(&gs->reg);
     free(gs);
 }
 
-int sv_games_count(sv_games *gs) {
-    pthread_mutex_lock(&gs->lock);
-    int n = gs->count;
-    pthread_mutex_unlock(&gs->lock);
-    return n;
-}
-
-int sv_games_expire(sv_games *gs) {
-    double now = mcts_now_s(), limit = gs->cfg.idle_minutes * 60;
-    sv_game *dead = NULL;
-    pthread_mutex_lock(&gs->lock);
-    for (sv_game **pp = &gs->head; *pp;) {
-        sv_game *g = *pp;
-        if (g->refs == 0 && now - g->last_used > limit) { *pp = g->next; g->next = dead; dead = g; gs->count--; }
-        else pp = &g->next;
-    }
-    pthread_mutex_unlock(&gs->lock);
-    int n = 0;
-    for (sv_game *g = dead, *nx; g; g = nx, n++) { nx = g->next; game_free(g); }
-    return n;
-}
-
-sv_game *sv_game_get(sv_games *gs, const char *id) {
-    pthread_mutex_lock(&gs->lock);
-    sv_game *g = gs->head;
-    while (g && strcmp(g->id, id) != 0) g = g->next;
-    if (g) { g->refs++; g->last_used = mcts_now_s(); }
-    pthread_mutex_unlock(&gs->lock);
-    return g;
-}
-
-void sv_game_put(sv_games *gs, sv_game *g) {
-    pthread_mutex_lock(&gs->lock);
-    g->refs--;
-    g->last_used = mcts_now_s();
-    pthread_mutex_unlock(&gs->lock);
-}
+int sv_games_count(sv_games *gs) { return sv_registry_count(&gs->reg); }
+int sv_games_expire(sv_games *gs) { return sv_registry_expire(&gs->reg); }
+sv_game *sv_game_get(sv_games *gs, const char *id) { return (sv_game *)sv_registry_get(&gs->reg, id); }
+void sv_game_put(sv_games *gs, sv_game *g) { sv_registry_put(&gs->reg, &g->entry); }
 
 int sv_game_delete(sv_games *gs, const char *id, cJSON **out) {
-    pthread_mutex_lock(&gs->lock);
-    sv_game **pp = &gs->head;
-    while (*pp && strcmp((*pp)->id, id) != 0) pp = &(*pp)->next;
-    sv_game *g = *pp;
-    if (g && g->refs == 0) { *pp = g->next; gs->count--; }
-    int refs = g ? g->refs : 0;
-    pthread_mutex_unlock(&gs->lock);
-    if (!g) { *out = sv_error("no game '%s' (it may have expired)", id); return 404; }
-    if (refs) { *out = sv_error("the game is in use; try again"); return 409; }
-    game_free(g);
-    *out = cJSON_CreateObject();
-    cJSON_AddBoolToObject(*out, "ok", true);
-    return 200;
+    int st = sv_registry_delete(&gs->reg, id);
+    if (st == 404) *out = sv_error("no game '%.20s' (it may have expired)", id);
+    else if (st == 409) *out = sv_error("the game is in use; try again");
+    else { *out = cJSON_CreateObject(); cJSON_AddBoolToObject(*out, "ok", true); }
+    return st;
 }
 
 /* ---- state -------------------------------------------------------------------------------- */
@@ -155,7 +107,7 @@ static cJSON *build_state(const sv_game *g) {
     const zz_move *moves;
     int n = ze_session_history(g->session, &moves), pending = 0;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "id", g->id);
+    cJSON_AddStringToObject(o, "id", g->entry.id);
     cJSON_AddNumberToObject(o, "rings", zz_pos_board(p)->rings);
     cJSON_AddStringToObject(o, "variant", g->handicap ? ZZ_VARIANT_HANDICAP : zz_pos_board(p)->variant);
     if (g->human >= 0) cJSON_AddNumberToObject(o, "human", g->human);
@@ -314,13 +266,9 @@ int sv_game_create(sv_games *gs, const cJSON *body, cJSON **out) {
     if (gs->cfg.agent) snprintf(spec, sizeof spec, "%s", gs->cfg.agent);
     else if (mcts_default_weights((zz_board_kind)start.board, path, sizeof path) == 0) snprintf(spec, sizeof spec, "%s", MCTS_DEFAULT_PLAYER);
     else snprintf(spec, sizeof spec, "%s", MCTS_FALLBACK_PLAYER);
-    pthread_mutex_lock(&gs->lock);
-    bool full = gs->count >= SV_MAX_GAMES;
-    uint64_t idv = mcts_seed(gs->rng++);
-    pthread_mutex_unlock(&gs->lock);
-    if (full) { game_free(g); *out = sv_error("too many games at once (%d); try later", SV_MAX_GAMES); return 503; }
-    snprintf(g->id, sizeof g->id, "%08llx", (unsigned long long)(idv & 0xFFFFFFFFull));
-    if (!(g->session = ze_session_new(spec, gs->cfg.threads, idv, err, sizeof err)) ||
+    if (sv_games_count(gs) >= SV_MAX_GAMES) { game_free(g); *out = sv_error("too many games at once (%d); try later", SV_MAX_GAMES); return 503; }
+    sv_registry_new_id(&gs->reg, &g->entry);
+    if (!(g->session = ze_session_new(spec, gs->cfg.threads, strtoull(g->entry.id, NULL, 16), err, sizeof err)) ||
         ze_session_newgame(g->session, &start, err, sizeof err) != 0) {
         game_free(g);
         *out = sv_error("engine: %s", err);
@@ -329,12 +277,12 @@ int sv_game_create(sv_games *gs, const cJSON *body, cJSON **out) {
     pthread_mutex_lock(&g->lock);
     state_answer(g, 201, out);
     pthread_mutex_unlock(&g->lock);
-    pthread_mutex_lock(&gs->lock);
-    g->last_used = mcts_now_s();
-    g->next = gs->head;
-    gs->head = g;
-    gs->count++;
-    pthread_mutex_unlock(&gs->lock);
+    if (!sv_registry_add(&gs->reg, &g->entry)) {
+        game_free(g);
+        cJSON_Delete(*out);
+        *out = sv_error("too many games at once (%d); try later", SV_MAX_GAMES);
+        return 503;
+    }
     return 201;
 }
 
@@ -457,7 +405,7 @@ int sv_game_sgf(sv_game *g, char **sgf, cJSON **out) {
     if (sv_build_record(ze_session_start(g->session), moves, n, &rec, &pending, err, sizeof err) != 0) { st = 500; *out = sv_error("%s", err); goto done; }
     if (g->handicap) snprintf(rec.variant, sizeof rec.variant, "%s", ZZ_VARIANT_HANDICAP);
     for (int k = 0; k < 2; k++) snprintf(rec.player_name[k], sizeof rec.player_name[k], "%s", g->names[k]);
-    snprintf(rec.game_name, sizeof rec.game_name, "zertz-%s", g->id);
+    snprintf(rec.game_name, sizeof rec.game_name, "zertz-%s", g->entry.id);
     if (g->resigned && !pending) { zz_resign(&rec.final); rec.end = ZZ_END_RESIGN; rec.winner = rec.final.winner; }
     else if (zz_over(&rec.final)) { rec.end = (zz_end)rec.final.end; rec.winner = rec.final.winner; }
     if (!(f = open_memstream(sgf, &len)) || zz_sgf_write(f, &rec) != 0) { st = 500; *out = sv_error("cannot write the SGF"); }

@@ -12,6 +12,7 @@
 
 #include "engine/json.h"
 #include "engine/session.h"
+#include "registry.h"
 #include "server.h"
 #include <cjson/cJSON.h>
 

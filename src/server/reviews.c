@@ -3,7 +3,6 @@
 #include "engine/json.h"
 #include "games.h"
 #include "mcts/clock.h"
-#include "mcts/rand.h"
 #include "render/input.h"
 #include "state.h"
 #include <pthread.h>
@@ -11,9 +10,7 @@
 #include <string.h>
 
 struct sv_review {
-    char id[16];
-    int refs;                      /* registry lock */
-    double last_used;
+    sv_entry entry;                /* first: the registry's (id, references, last use) */
     pthread_t thread;
     atomic_int stop;
     atomic_int running;
@@ -24,25 +21,12 @@ struct sv_review {
     cJSON *fixed;                  /* cells and positions: the same in every answer */
     pthread_mutex_t lock;          /* guards view */
     char *view;                    /* the review so far (JSON text) */
-    sv_review *next;
 };
 
 struct sv_reviews {
-    pthread_mutex_t lock;
-    sv_review *head;
-    int count;
-    uint64_t rng;
+    sv_registry reg;
     sv_config cfg;
 };
-
-sv_reviews *sv_reviews_new(const sv_config *cfg) {
-    sv_reviews *rs = calloc(1, sizeof *rs);
-    if (!rs) return NULL;
-    pthread_mutex_init(&rs->lock, NULL);
-    rs->cfg = *cfg;
-    rs->rng = mcts_seed((uint64_t)(mcts_now_s() * 1e6) ^ 0x5EEDULL);
-    return rs;
-}
 
 static void review_free(sv_review *r) {
     atomic_store(&r->stop, 1);             /* the review searches in 100 ms slices: it ends soon */
@@ -55,65 +39,33 @@ static void review_free(sv_review *r) {
     free(r);
 }
 
+static void free_entry(sv_entry *e) { review_free((sv_review *)e); }
+
+sv_reviews *sv_reviews_new(const sv_config *cfg) {
+    sv_reviews *rs = calloc(1, sizeof *rs);
+    if (!rs) return NULL;
+    rs->cfg = *cfg;
+    sv_registry_init(&rs->reg, SV_MAX_REVIEWS, cfg->idle_minutes * 60, free_entry);
+    return rs;
+}
+
 void sv_reviews_free(sv_reviews *rs) {
     if (!rs) return;
-    for (sv_review *r = rs->head, *n; r; r = n) { n = r->next; review_free(r); }
-    pthread_mutex_destroy(&rs->lock);
+    sv_registry_destroy(&rs->reg);
     free(rs);
 }
 
-int sv_reviews_count(sv_reviews *rs) {
-    pthread_mutex_lock(&rs->lock);
-    int n = rs->count;
-    pthread_mutex_unlock(&rs->lock);
-    return n;
-}
-
-int sv_reviews_expire(sv_reviews *rs) {
-    double now = mcts_now_s(), limit = rs->cfg.idle_minutes * 60;
-    sv_review *dead = NULL;
-    pthread_mutex_lock(&rs->lock);
-    for (sv_review **pp = &rs->head; *pp;) {
-        sv_review *r = *pp;
-        if (r->refs == 0 && now - r->last_used > limit) { *pp = r->next; r->next = dead; dead = r; rs->count--; }
-        else pp = &r->next;
-    }
-    pthread_mutex_unlock(&rs->lock);
-    int n = 0;
-    for (sv_review *r = dead, *nx; r; r = nx, n++) { nx = r->next; review_free(r); }
-    return n;
-}
-
-sv_review *sv_review_get(sv_reviews *rs, const char *id) {
-    pthread_mutex_lock(&rs->lock);
-    sv_review *r = rs->head;
-    while (r && strcmp(r->id, id) != 0) r = r->next;
-    if (r) { r->refs++; r->last_used = mcts_now_s(); }
-    pthread_mutex_unlock(&rs->lock);
-    return r;
-}
-
-void sv_review_put(sv_reviews *rs, sv_review *r) {
-    pthread_mutex_lock(&rs->lock);
-    r->refs--;
-    r->last_used = mcts_now_s();
-    pthread_mutex_unlock(&rs->lock);
-}
+int sv_reviews_count(sv_reviews *rs) { return sv_registry_count(&rs->reg); }
+int sv_reviews_expire(sv_reviews *rs) { return sv_registry_expire(&rs->reg); }
+sv_review *sv_review_get(sv_reviews *rs, const char *id) { return (sv_review *)sv_registry_get(&rs->reg, id); }
+void sv_review_put(sv_reviews *rs, sv_review *r) { sv_registry_put(&rs->reg, &r->entry); }
 
 int sv_review_delete(sv_reviews *rs, const char *id, cJSON **out) {
-    pthread_mutex_lock(&rs->lock);
-    sv_review **pp = &rs->head;
-    while (*pp && strcmp((*pp)->id, id) != 0) pp = &(*pp)->next;
-    sv_review *r = *pp;
-    if (r && r->refs == 0) { *pp = r->next; rs->count--; }
-    int refs = r ? r->refs : 0;
-    pthread_mutex_unlock(&rs->lock);
-    if (!r) { *out = sv_error("no review '%s' (it may have expired)", id); return 404; }
-    if (refs) { *out = sv_error("the review is being read; try again"); return 409; }
-    review_free(r);
-    *out = cJSON_CreateObject();
-    cJSON_AddBoolToObject(*out, "ok", true);
-    return 200;
+    int st = sv_registry_delete(&rs->reg, id);
+    if (st == 404) *out = sv_error("no review '%.20s' (it may have expired)", id);
+    else if (st == 409) *out = sv_error("the review is being read; try again");
+    else { *out = cJSON_CreateObject(); cJSON_AddBoolToObject(*out, "ok", true); }
+    return st;
 }
 
 /* ---- progress ----------------------------------------------------------------------------- */
@@ -128,7 +80,7 @@ static void publish_text(sv_review *r, char *text) {
 /* The answer for the review so far (the review thread, or the creator before it starts). */
 static void publish(sv_review *r, const ze_review *rv, const char *error) {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "id", r->id);
+    cJSON_AddStringToObject(o, "id", r->entry.id);
     cJSON_AddBoolToObject(o, "running", atomic_load(&r->running) != 0);
     cJSON_AddNumberToObject(o, "done", rv ? rv->done : 0);
     cJSON_AddNumberToObject(o, "total", rv && rv->total ? rv->total : r->game.nturns + !zz_over(&r->game.final));
@@ -234,12 +186,9 @@ int sv_review_create(sv_reviews *rs, const cJSON *body, cJSON **out) {
         if (!(r->agent = mcts_agent_new(r->spec, rs->cfg.threads, err, sizeof err))) { st = 500; *out = sv_error("engine: %s", err); }
         else if (!mcts_agent_can_analyse(r->agent)) { st = 400; *out = sv_error("the server's engine (%s) cannot analyse", r->spec); }
     }
-    pthread_mutex_lock(&rs->lock);
-    if (!st && rs->count >= SV_MAX_REVIEWS) { st = 503; *out = sv_error("too many reviews at once (%d); try later", SV_MAX_REVIEWS); }
-    uint64_t idv = mcts_seed(rs->rng++);
-    pthread_mutex_unlock(&rs->lock);
+    if (!st && sv_reviews_count(rs) >= SV_MAX_REVIEWS) { st = 503; *out = sv_error("too many reviews at once (%d); try later", SV_MAX_REVIEWS); }
     if (st) { review_free(r); return st; }
-    snprintf(r->id, sizeof r->id, "%08llx", (unsigned long long)(idv & 0xFFFFFFFFull));
+    sv_registry_new_id(&rs->reg, &r->entry);
     r->fixed = fixed_part(&r->game);
     atomic_store(&r->running, 1);
     publish(r, NULL, NULL);
@@ -249,12 +198,11 @@ int sv_review_create(sv_reviews *rs, const cJSON *body, cJSON **out) {
         *out = sv_error("cannot start the review");
         return 503;
     }
-    pthread_mutex_lock(&rs->lock);
-    r->last_used = mcts_now_s();
-    r->next = rs->head;
-    rs->head = r;
-    rs->count++;
-    pthread_mutex_unlock(&rs->lock);
+    if (!sv_registry_add(&rs->reg, &r->entry)) {
+        review_free(r);
+        *out = sv_error("too many reviews at once (%d); try later", SV_MAX_REVIEWS);
+        return 503;
+    }
     bool running;
     sv_review_state(r, out, &running);
     return 202;
