@@ -181,8 +181,87 @@ bad:
     return -1;
 }
 
-int main(int argc, char **argv) {
-    enum { O_HEAT = 256, O_VISITS, O_SEED, O_THREADS, O_NAMES, O_SIZE, O_COLS, O_THEME, O_NOCOORDS };
+/* What the command line asks for. */
+typedef struct {
+    rd_style st;
+    char *moves_text;          /* the --moves turns joined with ';' (malloc'd; NULL: none) */
+    const char *file;          /* the input file (NULL: --moves) */
+    const char *out, *seq_range, *visits_path, *names;
+    bool sequence;
+    long rings, turn, iters, seed, threads;
+} render_args;
+
+/* Add one --moves argument to a->moves_text.  false when out of memory. */
+static bool add_moves(render_args *a, const char *text) {
+    size_t n = a->moves_text ? strlen(a->moves_text) : 0, b = strlen(text);
+    char *t = realloc(a->moves_text, n + b + 2);
+    if (!t) return false;
+    if (n) t[n++] = ';';
+    memcpy(t + n, text, b + 1);
+    a->moves_text = t;
+    return true;
+}
+
+enum { O_HEAT = 256, O_VISITS, O_SEED, O_THREADS, O_NAMES, O_SIZE, O_COLS, O_THEME, O_NOCOORDS };
+
+/* Take option c (getopt_long's answer, its value in optarg) into a.  -1 to go on; else the exit
+ * status (0 after --help, 2 for bad usage). */
+static int take_option(int c, char **argv, render_args *a) {
+    long v;
+    switch (c) {
+    case 'm': if (!add_moves(a, optarg)) return fail(NULL, "out of memory"); break;
+    case 'r':
+        if (!parse_int(optarg, 0, 100, &a->rings) || !zz_board_for_rings((int)a->rings))
+            return bad_usage("--rings", "expected 37, 48 or 61");
+        break;
+    case O_NAMES: a->names = optarg; break;
+    case 't':
+        if (!parse_int(optarg, 0, 100000, &a->turn)) return bad_usage("--turn", "expected a turn number (0 = the start)");
+        break;
+    case 's': a->sequence = true; a->seq_range = optarg; break;
+    case O_HEAT:
+        if (!parse_int(optarg, 1, 100000000, &a->iters)) return bad_usage("--heatmap", "expected a number of iterations (1 or more)");
+        break;
+    case O_VISITS: a->visits_path = optarg; break;
+    case O_SEED:
+        if (!parse_int(optarg, 0, 0x7FFFFFFFL, &a->seed)) return bad_usage("--seed", "expected a whole number");
+        break;
+    case O_THREADS:
+        if (!parse_int(optarg, 1, 256, &a->threads)) return bad_usage("--threads", "expected 1 to 256");
+        break;
+    case 'o': a->out = optarg; break;
+    case O_SIZE:
+        if (!parse_int(optarg, 80, 8192, &v)) return bad_usage("--size", "expected a width of 80 to 8192 pixels");
+        a->st.width = (int)v;
+        break;
+    case O_COLS:
+        if (!parse_int(optarg, 1, 100, &v)) return bad_usage("--cols", "expected 1 to 100 panels per row");
+        a->st.columns = (int)v;
+        break;
+    case O_THEME:
+        if (!strcmp(optarg, "light")) a->st.dark = false;
+        else if (!strcmp(optarg, "dark")) a->st.dark = true;
+        else return bad_usage("--theme", "expected light or dark");
+        break;
+    case O_NOCOORDS: a->st.coords = false; break;
+    case 'h': usage(stdout); return 0;
+    case ':': {
+        char what[64];
+        snprintf(what, sizeof what, "%s", argv[optind - 1]);
+        return bad_usage(what, "this option needs a value");
+    }
+    default: {
+        char what[64];
+        if (optopt) snprintf(what, sizeof what, "-%c", optopt);
+        else snprintf(what, sizeof what, "%s", argv[optind - 1]);
+        return bad_usage(what, "unknown option");
+    }
+    }
+    return -1;
+}
+
+/* Every option into a.  -1 to go on (the operands from optind); else the exit status. */
+static int parse_options(int argc, char **argv, render_args *a) {
     static const struct option opts[] = {
         { "moves", required_argument, 0, 'm' }, { "rings", required_argument, 0, 'r' },
         { "names", required_argument, 0, O_NAMES }, { "turn", required_argument, 0, 't' },
@@ -193,190 +272,176 @@ int main(int argc, char **argv) {
         { "theme", required_argument, 0, O_THEME }, { "no-coords", no_argument, 0, O_NOCOORDS },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
-    rd_style st;
-    rd_style_default(&st);
-    char *moves_text = NULL;
-    const char *out = NULL, *seq_range = NULL, *visits_path = NULL, *names = NULL;
-    bool sequence = false;
-    long rings = 0, turn = -1, iters = 0, seed = 1, threads = 1, v;
-    int rc = 0;
     opterr = 0;
     for (;;) {
         int c = getopt_long(argc, argv, ":m:r:t:s::o:h", opts, NULL);
-        if (c == -1) break;
-        switch (c) {
-        case 'm': {
-            size_t a = moves_text ? strlen(moves_text) : 0, b = strlen(optarg);
-            char *t = realloc(moves_text, a + b + 2);
-            if (!t) { free(moves_text); return fail(NULL, "out of memory"); }
-            if (a) t[a++] = ';';
-            memcpy(t + a, optarg, b + 1);
-            moves_text = t;
-            break;
-        }
-        case 'r':
-            if (!parse_int(optarg, 0, 100, &rings) || !zz_board_for_rings((int)rings))
-                { rc = bad_usage("--rings", "expected 37, 48 or 61"); goto done; }
-            break;
-        case O_NAMES: names = optarg; break;
-        case 't':
-            if (!parse_int(optarg, 0, 100000, &turn)) { rc = bad_usage("--turn", "expected a turn number (0 = the start)"); goto done; }
-            break;
-        case 's': sequence = true; seq_range = optarg; break;
-        case O_HEAT:
-            if (!parse_int(optarg, 1, 100000000, &iters)) { rc = bad_usage("--heatmap", "expected a number of iterations (1 or more)"); goto done; }
-            break;
-        case O_VISITS: visits_path = optarg; break;
-        case O_SEED:
-            if (!parse_int(optarg, 0, 0x7FFFFFFFL, &seed)) { rc = bad_usage("--seed", "expected a whole number"); goto done; }
-            break;
-        case O_THREADS:
-            if (!parse_int(optarg, 1, 256, &threads)) { rc = bad_usage("--threads", "expected 1 to 256"); goto done; }
-            break;
-        case 'o': out = optarg; break;
-        case O_SIZE:
-            if (!parse_int(optarg, 80, 8192, &v)) { rc = bad_usage("--size", "expected a width of 80 to 8192 pixels"); goto done; }
-            st.width = (int)v;
-            break;
-        case O_COLS:
-            if (!parse_int(optarg, 1, 100, &v)) { rc = bad_usage("--cols", "expected 1 to 100 panels per row"); goto done; }
-            st.columns = (int)v;
-            break;
-        case O_THEME:
-            if (!strcmp(optarg, "light")) st.dark = false;
-            else if (!strcmp(optarg, "dark")) st.dark = true;
-            else { rc = bad_usage("--theme", "expected light or dark"); goto done; }
-            break;
-        case O_NOCOORDS: st.coords = false; break;
-        case 'h': usage(stdout); goto done;
-        case ':': {
-            char what[64];
-            snprintf(what, sizeof what, "%s", argv[optind - 1]);
-            rc = bad_usage(what, "this option needs a value");
-            goto done;
-        }
-        default: {
-            char what[64];
-            if (optopt) snprintf(what, sizeof what, "-%c", optopt);
-            else snprintf(what, sizeof what, "%s", argv[optind - 1]);
-            rc = bad_usage(what, "unknown option");
-            goto done;
-        }
-        }
+        if (c == -1) return -1;
+        int rc = take_option(c, argv, a);
+        if (rc >= 0) return rc;
     }
+}
+
+/* The operands (the input file, or a range after "--sequence " with a space) and what cannot go
+ * together.  -1 to go on; else the exit status. */
+static int check_operands(int argc, char **argv, render_args *a) {
     /* "--sequence 3-9" (a space instead of '='): take a range-like word that is not a file */
-    if (sequence && !seq_range) {
+    if (a->sequence && !a->seq_range) {
         for (int i = optind; i < argc; i++) {
-            const char *a = argv[i];
-            if (!*a || strspn(a, "0123456789-") != strlen(a) || access(a, F_OK) == 0) continue;
-            seq_range = a;
+            const char *s = argv[i];
+            if (!*s || strspn(s, "0123456789-") != strlen(s) || access(s, F_OK) == 0) continue;
+            a->seq_range = s;
             for (int j = i; j + 1 < argc; j++) argv[j] = argv[j + 1];
             argc--;
             break;
         }
     }
     int nfiles = argc - optind;
-    if (nfiles > 1) { rc = bad_usage(argv[optind + 1], "only one input file at a time"); goto done; }
-    if (nfiles == 1 && moves_text) { rc = bad_usage(argv[optind], "give a file or --moves, not both"); goto done; }
-    if (nfiles == 0 && !moves_text) { rc = bad_usage("FILE", "no input: give a game file or --moves"); goto done; }
-    if (!out) { rc = bad_usage("-o", "no output: give -o FILE.png"); goto done; }
-    if (sequence && (iters || visits_path)) { rc = bad_usage("--sequence", "cannot be combined with a heat-map"); goto done; }
-    if (sequence && turn >= 0) { rc = bad_usage("--sequence", "takes a range (--sequence=A-B), not --turn"); goto done; }
-    if (iters && visits_path) { rc = bad_usage("--visits", "give --heatmap or --visits, not both"); goto done; }
+    if (nfiles > 1) return bad_usage(argv[optind + 1], "only one input file at a time");
+    if (nfiles == 1 && a->moves_text) return bad_usage(argv[optind], "give a file or --moves, not both");
+    if (nfiles == 0 && !a->moves_text) return bad_usage("FILE", "no input: give a game file or --moves");
+    if (!a->out) return bad_usage("-o", "no output: give -o FILE.png");
+    if (a->sequence && (a->iters || a->visits_path)) return bad_usage("--sequence", "cannot be combined with a heat-map");
+    if (a->sequence && a->turn >= 0) return bad_usage("--sequence", "takes a range (--sequence=A-B), not --turn");
+    if (a->iters && a->visits_path) return bad_usage("--visits", "give --heatmap or --visits, not both");
+    a->file = nfiles == 1 ? argv[optind] : NULL;
+    return -1;
+}
 
+/* A Zertz+xx (Extreme) file is drawn as its final position only (game/xx.h).  -1 when the file
+ * is not one (draw it as Zertz); else the exit status. */
+static int render_xx(const render_args *a) {
     char err[1024];
-    zz_game g;
-    if (nfiles == 1) {                 /* Zertz+xx (Extreme): the final position only (game/xx.h) */
-        zz_xx_game xg;
-        int xrc = zz_xx_read_file(argv[optind], &xg, err, sizeof err);
-        if (xrc != 1) {
-            if (xrc < 0) rc = fail(NULL, err);
-            else if (sequence || turn >= 0 || iters || visits_path || names)
-                rc = bad_usage(argv[optind], "a Zertz+xx (Extreme) game is drawn as its final position only "
-                                             "(no --turn, --sequence, --heatmap, --visits or --names)");
-            else {
-                rd_canvas pic = { 0, 0, NULL };
-                if (rd_draw_xx(&xg, &st, &pic, err, sizeof err) != 0) rc = fail(NULL, err);
-                else if (rd_png_write(&pic, out, err, sizeof err) != 0) rc = fail(NULL, err);
-                rd_canvas_free(&pic);
-            }
-            zz_xx_game_free(&xg);
-            goto done;
-        }
+    zz_xx_game xg;
+    int xrc = zz_xx_read_file(a->file, &xg, err, sizeof err);
+    if (xrc == 1) return -1;
+    int rc = 0;
+    if (xrc < 0) rc = fail(NULL, err);
+    else if (a->sequence || a->turn >= 0 || a->iters || a->visits_path || a->names)
+        rc = bad_usage(a->file, "a Zertz+xx (Extreme) game is drawn as its final position only "
+                                "(no --turn, --sequence, --heatmap, --visits or --names)");
+    else {
+        rd_canvas pic = { 0, 0, NULL };
+        if (rd_draw_xx(&xg, &a->st, &pic, err, sizeof err) != 0) rc = fail(NULL, err);
+        else if (rd_png_write(&pic, a->out, err, sizeof err) != 0) rc = fail(NULL, err);
+        rd_canvas_free(&pic);
     }
-    if (nfiles == 1) {
-        if (load_file(argv[optind], (int)rings, &g, err, sizeof err) != 0) {
-            zz_game_free(&g);
-            rc = fail(NULL, err);
-            goto done;
-        }
-    } else if (rd_load_notation(moves_text, (int)rings, &g, err, sizeof err) != 0) {
-        zz_game_free(&g);
-        rc = fail("--moves", err);
-        goto done;
-    }
-    if (names) {
-        const char *comma = strchr(names, ',');
-        if (!comma) { zz_game_free(&g); rc = bad_usage("--names", "expected two names, A,B"); goto done; }
-        snprintf(g.player_name[0], sizeof g.player_name[0], "%.*s", (int)(comma - names), names);
-        snprintf(g.player_name[1], sizeof g.player_name[1], "%s", comma + 1);
-    }
+    zz_xx_game_free(&xg);
+    return rc;
+}
 
-    rd_canvas pic = { 0, 0, NULL };
-    if (sequence) {
-        int first = 1, last = g.nturns;
-        if (seq_range && rd_parse_range(seq_range, g.nturns, &first, &last, err, sizeof err) != 0) {
-            rc = fail("--sequence", err);
-        } else if (!seq_range && g.nturns == 0) {
-            rc = fail("--sequence", "the game has no turns");
-        } else if (rd_draw_sequence(&g, first, last, &st, &pic, err, sizeof err) != 0) {
-            rc = fail("--sequence", err);
+/* The game to draw, from the file or --moves, with --names.  0; else the exit status (g freed). */
+static int load_game(const render_args *a, zz_game *g) {
+    char err[1024];
+    if (a->file) {
+        if (load_file(a->file, (int)a->rings, g, err, sizeof err) != 0) {
+            zz_game_free(g);
+            return fail(NULL, err);
         }
-    } else {
-        rd_scene s;
-        if (rd_scene_from_game(&g, (int)turn, &s, err, sizeof err) != 0) {
-            rc = fail("--turn", err);
-        } else if (iters || visits_path) {
-            zz_move *mv = NULL;
-            int *vis = NULL, n = 0;
-            char source[128] = "";
-            if (zz_over(&s.pos)) {
-                rc = fail(iters ? "--heatmap" : "--visits", "the game is over in this position: nothing to search");
-            } else if (visits_path) {
-                if (read_visits(visits_path, &s.pos, &mv, &vis, &n, err, sizeof err) != 0) rc = fail(visits_path, err);
-                else snprintf(source, sizeof source, "visits from %.100s", visits_path);
-            } else {
-#ifdef HAVE_UCT
-                mv = malloc(ZZ_MAX_MOVES * sizeof *mv);
-                vis = malloc(ZZ_MAX_MOVES * sizeof *vis);
-                if (!mv || !vis) {
-                    rc = fail("--heatmap", "out of memory");
-                } else {
-                    mcts_uct_config cfg;
-                    mcts_uct_config_default(&cfg);
-                    cfg.seed = (uint64_t)seed;
-                    cfg.threads = (int)threads;
-                    n = mcts_uct_analyse(&s.pos, &cfg, (int)iters, mv, vis, ZZ_MAX_MOVES);
-                    if (n <= 0) rc = fail("--heatmap", "the search returned no moves");
-                    snprintf(source, sizeof source, "UCT search, %ld iterations, seed %ld", iters, seed);
-                }
-#else
-                (void)seed; (void)threads;
-                rc = fail("--heatmap", "this build has no search (src/mcts/uct.h is missing); use --visits FILE");
-#endif
-            }
-            if (rc == 0 && rd_draw_heatmap(&s, mv, vis, n, source, &st, &pic, err, sizeof err) != 0)
-                rc = fail("--heatmap", err);
-            free(mv);
-            free(vis);
-        } else if (rd_draw_position(&s, &st, &pic, err, sizeof err) != 0) {
-            rc = fail(NULL, err);
-        }
+    } else if (rd_load_notation(a->moves_text, (int)a->rings, g, err, sizeof err) != 0) {
+        zz_game_free(g);
+        return fail("--moves", err);
     }
-    if (rc == 0 && rd_png_write(&pic, out, err, sizeof err) != 0) rc = fail(NULL, err);
+    if (a->names) {
+        const char *comma = strchr(a->names, ',');
+        if (!comma) { zz_game_free(g); return bad_usage("--names", "expected two names, A,B"); }
+        snprintf(g->player_name[0], sizeof g->player_name[0], "%.*s", (int)(comma - a->names), a->names);
+        snprintf(g->player_name[1], sizeof g->player_name[1], "%s", comma + 1);
+    }
+    return 0;
+}
+
+/* --sequence: one panel per turn of the range.  0; else the exit status. */
+static int draw_sequence(const render_args *a, const zz_game *g, rd_canvas *pic) {
+    char err[1024];
+    int first = 1, last = g->nturns;
+    if (a->seq_range && rd_parse_range(a->seq_range, g->nturns, &first, &last, err, sizeof err) != 0)
+        return fail("--sequence", err);
+    if (!a->seq_range && g->nturns == 0) return fail("--sequence", "the game has no turns");
+    if (rd_draw_sequence(g, first, last, &a->st, pic, err, sizeof err) != 0) return fail("--sequence", err);
+    return 0;
+}
+
+/* --heatmap: a UCT search of a->iters iterations from p, its root visits into mv, vis (n moves,
+ * malloc'd) and the picture's source line.  0; else the exit status. */
+static int search_visits(const render_args *a, const zz_pos *p, zz_move **mv, int **vis, int *n, char *source,
+                         size_t srclen) {
+#ifdef HAVE_UCT
+    *mv = malloc(ZZ_MAX_MOVES * sizeof **mv);
+    *vis = malloc(ZZ_MAX_MOVES * sizeof **vis);
+    if (!*mv || !*vis) return fail("--heatmap", "out of memory");
+    mcts_uct_config cfg;
+    mcts_uct_config_default(&cfg);
+    cfg.seed = (uint64_t)a->seed;
+    cfg.threads = (int)a->threads;
+    *n = mcts_uct_analyse(p, &cfg, (int)a->iters, *mv, *vis, ZZ_MAX_MOVES);
+    snprintf(source, srclen, "UCT search, %ld iterations, seed %ld", a->iters, a->seed);
+    if (*n <= 0) return fail("--heatmap", "the search returned no moves");
+    return 0;
+#else
+    (void)a; (void)p; (void)mv; (void)vis; (void)n; (void)source; (void)srclen;
+    return fail("--heatmap", "this build has no search (src/mcts/uct.h is missing); use --visits FILE");
+#endif
+}
+
+/* --heatmap or --visits: the scene's position coloured by the visit share of each cell.  0; else
+ * the exit status. */
+static int draw_heat(const render_args *a, const rd_scene *s, rd_canvas *pic) {
+    char err[1024], source[128] = "";
+    zz_move *mv = NULL;
+    int *vis = NULL, n = 0, rc = 0;
+    if (zz_over(&s->pos)) {
+        rc = fail(a->iters ? "--heatmap" : "--visits", "the game is over in this position: nothing to search");
+    } else if (a->visits_path) {
+        if (read_visits(a->visits_path, &s->pos, &mv, &vis, &n, err, sizeof err) != 0) rc = fail(a->visits_path, err);
+        else snprintf(source, sizeof source, "visits from %.100s", a->visits_path);
+    } else {
+        rc = search_visits(a, &s->pos, &mv, &vis, &n, source, sizeof source);
+    }
+    if (rc == 0 && rd_draw_heatmap(s, mv, vis, n, source, &a->st, pic, err, sizeof err) != 0) rc = fail("--heatmap", err);
+    free(mv);
+    free(vis);
+    return rc;
+}
+
+/* The position after --turn (default: the last turn, marked): plain, or as a heat-map.  0; else
+ * the exit status. */
+static int draw_turn(const render_args *a, const zz_game *g, rd_canvas *pic) {
+    char err[1024];
+    rd_scene s;
+    if (rd_scene_from_game(g, (int)a->turn, &s, err, sizeof err) != 0) return fail("--turn", err);
+    if (a->iters || a->visits_path) return draw_heat(a, &s, pic);
+    if (rd_draw_position(&s, &a->st, pic, err, sizeof err) != 0) return fail(NULL, err);
+    return 0;
+}
+
+/* Draw what a asks for into a->out.  The exit status. */
+static int render(const render_args *a) {
+    if (a->file) {
+        int rc = render_xx(a);
+        if (rc >= 0) return rc;
+    }
+    zz_game g;
+    int rc = load_game(a, &g);
+    if (rc != 0) return rc;
+    char err[1024];
+    rd_canvas pic = { 0, 0, NULL };
+    rc = a->sequence ? draw_sequence(a, &g, &pic) : draw_turn(a, &g, &pic);
+    if (rc == 0 && rd_png_write(&pic, a->out, err, sizeof err) != 0) rc = fail(NULL, err);
     rd_canvas_free(&pic);
     zz_game_free(&g);
-done:
-    free(moves_text);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    render_args a;
+    memset(&a, 0, sizeof a);
+    rd_style_default(&a.st);
+    a.turn = -1;
+    a.seed = 1;
+    a.threads = 1;
+    int rc = parse_options(argc, argv, &a);
+    if (rc < 0) rc = check_operands(argc, argv, &a);
+    if (rc < 0) rc = render(&a);
+    free(a.moves_text);
     return rc;
 }

@@ -70,136 +70,139 @@ typedef struct {
     int ran;
 } rung;
 
-int main(int argc, char **argv) {
-    nn_omp_single_thread(argv);   /* each side on one core (omp_env.h) */
-    signal(SIGPIPE, SIG_IGN);
-    const char *net = "default", *net_opts = "", *previous = NULL, *md = NULL, *sgf = NULL;
+/* What the command line asks for. */
+typedef struct {
+    const char *net, *net_opts, *previous, *md, *sgf;
     const char *vs[MAX_OPP];
-    int nvs = 0;
-    long time_ms = 1000, sims = 0;
-    int games = 100, parallel = 2, plies = 2, early = 20, quiet = 0, rings = 37;
-    uint64_t seed = 1;
+    int nvs;
+    long time_ms, sims;
+    int games, parallel, plies, early, quiet, rings;
+    uint64_t seed;
+} ladder_args;
+
+/* The options into a (defaults first).  -1 to go on; else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, ladder_args *a) {
+    *a = (ladder_args){ .net = "default", .net_opts = "", .time_ms = 1000, .games = 100, .parallel = 2, .plies = 2,
+                        .early = 20, .rings = 37, .seed = 1 };
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *s = argv[i];
         bool ok = true;
-        if (cli_is_help(a)) { usage(stdout); return 0; }
-        if (!strcmp(a, "--quiet")) quiet = 1;
-        else if (!strcmp(a, "--net")) ok = text_opt(argc, argv, &i, &net);
-        else if (!strcmp(a, "--net-opts")) ok = text_opt(argc, argv, &i, &net_opts);
-        else if (!strcmp(a, "--previous")) ok = text_opt(argc, argv, &i, &previous);
-        else if (!strcmp(a, "--markdown")) ok = text_opt(argc, argv, &i, &md);
-        else if (!strcmp(a, "--sgf")) ok = text_opt(argc, argv, &i, &sgf);
-        else if (!strcmp(a, "--vs")) {
-            if (nvs == MAX_OPP) return bad(a, "too many opponents");
-            if ((ok = text_opt(argc, argv, &i, &vs[nvs]))) nvs++;
-        } else if (!strcmp(a, "--time")) {
-            if ((ok = cli_long_opt(TOOL, argc, argv, &i, 1, 3600000, &time_ms))) sims = 0;
-        } else if (!strcmp(a, "--sims")) ok = cli_long_opt(TOOL, argc, argv, &i, 1, 1000000000, &sims);
-        else if (!strcmp(a, "--games")) {
-            if ((ok = cli_int_opt(TOOL, argc, argv, &i, 2, 100000, &games)) && games % 2) {
+        if (cli_is_help(s)) { usage(stdout); return 0; }
+        if (!strcmp(s, "--quiet")) a->quiet = 1;
+        else if (!strcmp(s, "--net")) ok = text_opt(argc, argv, &i, &a->net);
+        else if (!strcmp(s, "--net-opts")) ok = text_opt(argc, argv, &i, &a->net_opts);
+        else if (!strcmp(s, "--previous")) ok = text_opt(argc, argv, &i, &a->previous);
+        else if (!strcmp(s, "--markdown")) ok = text_opt(argc, argv, &i, &a->md);
+        else if (!strcmp(s, "--sgf")) ok = text_opt(argc, argv, &i, &a->sgf);
+        else if (!strcmp(s, "--vs")) {
+            if (a->nvs == MAX_OPP) return bad(s, "too many opponents");
+            if ((ok = text_opt(argc, argv, &i, &a->vs[a->nvs]))) a->nvs++;
+        } else if (!strcmp(s, "--time")) {
+            if ((ok = cli_long_opt(TOOL, argc, argv, &i, 1, 3600000, &a->time_ms))) a->sims = 0;
+        } else if (!strcmp(s, "--sims")) ok = cli_long_opt(TOOL, argc, argv, &i, 1, 1000000000, &a->sims);
+        else if (!strcmp(s, "--games")) {
+            if ((ok = cli_int_opt(TOOL, argc, argv, &i, 2, 100000, &a->games)) && a->games % 2) {
                 char why[128];
                 snprintf(why, sizeof why, "expected an even number of games from 2 to 100000, not '%.40s'", argv[i]);
-                return bad(a, why);
+                return bad(s, why);
             }
-        } else if (!strcmp(a, "--parallel")) ok = cli_int_opt(TOOL, argc, argv, &i, 1, 256, &parallel);
-        else if (!strcmp(a, "--opening-plies")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 16, &plies);
-        else if (!strcmp(a, "--early-stop")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 100000, &early);
-        else if (!strcmp(a, "--seed")) ok = cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &seed);
-        else if (!strcmp(a, "--rings")) ok = cli_rings_opt(TOOL, argc, argv, &i, &rings);
-        else return cli_unknown(TOOL, a);
+        } else if (!strcmp(s, "--parallel")) ok = cli_int_opt(TOOL, argc, argv, &i, 1, 256, &a->parallel);
+        else if (!strcmp(s, "--opening-plies")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 16, &a->plies);
+        else if (!strcmp(s, "--early-stop")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 100000, &a->early);
+        else if (!strcmp(s, "--seed")) ok = cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &a->seed);
+        else if (!strcmp(s, "--rings")) ok = cli_rings_opt(TOOL, argc, argv, &i, &a->rings);
+        else return cli_unknown(TOOL, s);
         if (!ok) return 2;
     }
-    zz_board_kind board = zz_board_for_rings(rings)->kind;
-    if (nvs == 0) {
-        vs[nvs++] = "uct";
-        vs[nvs++] = "uct10";
-        if (previous) vs[nvs++] = "previous";
-        vs[nvs++] = "random";
+    if (a->nvs == 0) {
+        a->vs[a->nvs++] = "uct";
+        a->vs[a->nvs++] = "uct10";
+        if (a->previous) a->vs[a->nvs++] = "previous";
+        a->vs[a->nvs++] = "random";
     }
+    return -1;
+}
 
-    /* the candidate's and the opponents' specs */
-    char budget[96], budget10[96], cand[1200];
-    if (sims) {
-        snprintf(budget, sizeof budget, "%ld", sims);
-        snprintf(budget10, sizeof budget10, "%ld", 10 * sims);
+/* The candidate's agent spec (cand) and each opponent's name and spec (rungs[0..nvs)).  -1 to go
+ * on; else the exit status. */
+static int make_specs(const ladder_args *a, char *cand, size_t candlen, rung *rungs) {
+    char budget[96], budget10[96];
+    if (a->sims) {
+        snprintf(budget, sizeof budget, "%ld", a->sims);
+        snprintf(budget10, sizeof budget10, "%ld", 10 * a->sims);
     } else {
-        snprintf(budget, sizeof budget, "1000000000,time=%ld", time_ms);
-        snprintf(budget10, sizeof budget10, "1000000000,time=%ld", 10 * time_ms);
+        snprintf(budget, sizeof budget, "1000000000,time=%ld", a->time_ms);
+        snprintf(budget10, sizeof budget10, "1000000000,time=%ld", 10 * a->time_ms);
     }
-    const char *sep = net_opts[0] ? "," : "";
-    snprintf(cand, sizeof cand, "puct:%s:%s,threads=1%s%s", net, budget, sep, net_opts);
-    rung rungs[MAX_OPP];
-    memset(rungs, 0, sizeof rungs);
-    for (int k = 0; k < nvs; k++) {
+    const char *sep = a->net_opts[0] ? "," : "";
+    snprintf(cand, candlen, "puct:%s:%s,threads=1%s%s", a->net, budget, sep, a->net_opts);
+    memset(rungs, 0, sizeof *rungs * MAX_OPP);
+    for (int k = 0; k < a->nvs; k++) {
         rung *g = &rungs[k];
-        snprintf(g->name, sizeof g->name, "%.63s", vs[k]);
-        if (!strcmp(vs[k], "uct")) {
+        const char *v = a->vs[k];
+        snprintf(g->name, sizeof g->name, "%.63s", v);
+        if (!strcmp(v, "uct")) {
             snprintf(g->spec, sizeof g->spec, "uct:%s", budget);
-            snprintf(g->name, sizeof g->name, "uct, same %s", sims ? "count" : "time");
-        } else if (!strcmp(vs[k], "uct10")) {
+            snprintf(g->name, sizeof g->name, "uct, same %s", a->sims ? "count" : "time");
+        } else if (!strcmp(v, "uct10")) {
             snprintf(g->spec, sizeof g->spec, "uct:%s", budget10);
-            snprintf(g->name, sizeof g->name, "uct, 10x the %s", sims ? "count" : "time");
-        } else if (!strcmp(vs[k], "previous")) {
-            if (!previous) return bad("--vs previous", "needs --previous CKPT");
-            snprintf(g->spec, sizeof g->spec, "puct:%s:%s,threads=1%s%s", previous, budget, sep, net_opts);
+            snprintf(g->name, sizeof g->name, "uct, 10x the %s", a->sims ? "count" : "time");
+        } else if (!strcmp(v, "previous")) {
+            if (!a->previous) return bad("--vs previous", "needs --previous CKPT");
+            snprintf(g->spec, sizeof g->spec, "puct:%s:%s,threads=1%s%s", a->previous, budget, sep, a->net_opts);
             snprintf(g->name, sizeof g->name, "previous network");
         } else {
-            snprintf(g->spec, sizeof g->spec, "%s", vs[k]);
+            snprintf(g->spec, sizeof g->spec, "%s", v);
         }
     }
-    static mcts_opening openings[MAX_OPENINGS];
-    int want = games / 2 < MAX_OPENINGS ? games / 2 : MAX_OPENINGS;
-    int nop = mcts_openings_random(board, plies, want, seed, openings);
-    if (nop < 1) return bad("--opening-plies", "no opening of that length exists");
+    return -1;
+}
 
-    printf("strength: %s, %s per move, %d rings, %d games per opponent from %d openings (%d random plies each, "
-           "both colours), %d at once, seed %llu\n",
-           cand, sims ? "a fixed count" : "fixed time", zz_board_get(board)->rings, games, nop, plies, parallel,
-           (unsigned long long)seed);
-    fflush(stdout);
-    char err[512];
-    for (int k = 0; k < nvs; k++) {
-        rung *g = &rungs[k];
-        mcts_match_config c;
-        memset(&c, 0, sizeof c);
-        c.spec[0] = cand;
-        c.spec[1] = g->spec;
-        c.games = games;
-        c.parallel = parallel;
-        c.agent_threads = 1;
-        c.seed = seed * 1000003ULL + (uint64_t)k;
-        c.board = board;
-        c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
-        c.openings = openings;
-        c.nopenings = nop;
-        c.stop_early = early;
-        c.progress = quiet ? NULL : stderr;
-        char dir[1100];
-        if (sgf) {
-            if (mkdir(sgf, 0777) != 0 && errno != EEXIST) {
-                fprintf(stderr, "zertz: strength: %s: %s\n", sgf, strerror(errno));
-                return 1;
-            }
-            snprintf(dir, sizeof dir, "%.900s/%d", sgf, k);
-            c.sgf_dir = dir;
-        }
-        if (!quiet) fprintf(stderr, "strength: vs %s (%s)\n", g->name, g->spec);
-        if (mcts_match_run(&c, &g->r, err, sizeof err) != 0) {
-            fprintf(stderr, "zertz: strength: %s: %s\n", g->name, err);
+/* The match of cand against rung k, from the openings (its SGF under a->sgf/k).  0, or the exit
+ * status after a message. */
+static int play_rung(const ladder_args *a, const char *cand, rung *g, int k, const mcts_opening *op, int nop) {
+    mcts_match_config c;
+    memset(&c, 0, sizeof c);
+    c.spec[0] = cand;
+    c.spec[1] = g->spec;
+    c.games = a->games;
+    c.parallel = a->parallel;
+    c.agent_threads = 1;
+    c.seed = a->seed * 1000003ULL + (uint64_t)k;
+    c.board = zz_board_for_rings(a->rings)->kind;
+    c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
+    c.openings = op;
+    c.nopenings = nop;
+    c.stop_early = a->early;
+    c.progress = a->quiet ? NULL : stderr;
+    char dir[1100], err[512];
+    if (a->sgf) {
+        if (mkdir(a->sgf, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "zertz: strength: %s: %s\n", a->sgf, strerror(errno));
             return 1;
         }
-        g->ran = 1;
+        snprintf(dir, sizeof dir, "%.900s/%d", a->sgf, k);
+        c.sgf_dir = dir;
     }
+    if (!a->quiet) fprintf(stderr, "strength: vs %s (%s)\n", g->name, g->spec);
+    if (mcts_match_run(&c, &g->r, err, sizeof err) != 0) {
+        fprintf(stderr, "zertz: strength: %s: %s\n", g->name, err);
+        return 1;
+    }
+    g->ran = 1;
+    return 0;
+}
 
-    /* the table */
+/* The table, as Markdown: one row per rung.  The text (malloc'd), or NULL when out of memory. */
+static char *make_table(const ladder_args *a, const rung *rungs) {
     char *table = NULL;
     size_t tlen = 0;
     FILE *t = open_memstream(&table, &tlen);
-    if (!t) return bad("table", "out of memory");
-    fprintf(t, "| %s vs | games | distinct | W-L-D | score | Elo [95%%] | ms/move (net / opp) | sims/s (net / opp) |\n", net);
+    if (!t) return NULL;
+    fprintf(t, "| %s vs | games | distinct | W-L-D | score | Elo [95%%] | ms/move (net / opp) | sims/s (net / opp) |\n", a->net);
     fprintf(t, "|---|---|---|---|---|---|---|---|\n");
-    for (int k = 0; k < nvs; k++) {
-        rung *g = &rungs[k];
+    for (int k = 0; k < a->nvs; k++) {
+        const rung *g = &rungs[k];
         mcts_elo e = mcts_elo_estimate(g->r.wins, g->r.losses, g->r.draws);
         char el[16], lo[16], hi[16];
         fmt_elo(el, sizeof el, e.elo);
@@ -214,19 +217,50 @@ int main(int argc, char **argv) {
                 g->r.losses, g->r.draws, 100 * e.score, el, lo, hi, ms0, ms1, sp0, sp1);
     }
     fclose(t);
+    return table;
+}
+
+/* The table on stdout (and in a->md), the agent errors counted.  The exit status. */
+static int report(const ladder_args *a, const rung *rungs) {
+    char *table = make_table(a, rungs);
+    if (!table) return bad("table", "out of memory");
     printf("\n%s", table);
     int errors = 0;
-    for (int k = 0; k < nvs; k++) errors += rungs[k].r.errors;
+    for (int k = 0; k < a->nvs; k++) errors += rungs[k].r.errors;
     if (errors) printf("\n%d games ended by an agent error (scored as its loss)\n", errors);
-    if (md) {
-        FILE *f = fopen(md, "w");
+    if (a->md) {
+        FILE *f = fopen(a->md, "w");
         if (!f || fputs(table, f) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "zertz: strength: %s: cannot write the table\n", md);
+            fprintf(stderr, "zertz: strength: %s: cannot write the table\n", a->md);
             free(table);
             return 1;
         }
-        printf("table written to %s\n", md);
+        printf("table written to %s\n", a->md);
     }
     free(table);
     return errors ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);   /* each side on one core (omp_env.h) */
+    signal(SIGPIPE, SIG_IGN);
+    ladder_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    char cand[1200];
+    rung rungs[MAX_OPP];
+    if ((rc = make_specs(&a, cand, sizeof cand, rungs)) >= 0) return rc;
+    zz_board_kind board = zz_board_for_rings(a.rings)->kind;
+    static mcts_opening openings[MAX_OPENINGS];
+    int want = a.games / 2 < MAX_OPENINGS ? a.games / 2 : MAX_OPENINGS;
+    int nop = mcts_openings_random(board, a.plies, want, a.seed, openings);
+    if (nop < 1) return bad("--opening-plies", "no opening of that length exists");
+    printf("strength: %s, %s per move, %d rings, %d games per opponent from %d openings (%d random plies each, "
+           "both colours), %d at once, seed %llu\n",
+           cand, a.sims ? "a fixed count" : "fixed time", zz_board_get(board)->rings, a.games, nop, a.plies, a.parallel,
+           (unsigned long long)a.seed);
+    fflush(stdout);
+    for (int k = 0; k < a.nvs; k++)
+        if ((rc = play_rung(&a, cand, &rungs[k], k, openings, nop)) != 0) return rc;
+    return report(&a, rungs);
 }

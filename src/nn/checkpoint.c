@@ -1,5 +1,6 @@
 /* checkpoint.c — save and load model files (format in checkpoint.h). */
 #include "nn/checkpoint.h"
+#include "nn/binio.h"
 #include "nn/util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -12,66 +13,19 @@
 static const char MAGIC[8] = { 'Z', 'Z', 'N', 'N', 'C', 'K', 'P', 'T' };
 enum { HEADER_BYTES = 64, KIND_PARAM = 0, KIND_STAT = 1, KIND_MOM = 2, MAX_FILE = 1 << 30 };
 
-/* ---- a growable little-endian byte buffer ---- */
-typedef struct { unsigned char *p; size_t n, cap; bool oom; } wbuf;
-
-static void put(wbuf *b, const void *src, size_t n)
-{
-    if (b->oom) return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 1 << 16;
-        while (cap < b->n + n) cap *= 2;
-        unsigned char *p = realloc(b->p, cap);
-        if (!p) { b->oom = true; return; }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-static void put_u8(wbuf *b, unsigned v) { unsigned char c = (unsigned char)v; put(b, &c, 1); }
-static void put_u32(wbuf *b, uint32_t v)
-{
-    unsigned char c[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
-    put(b, c, 4);
-}
-static void put_u64(wbuf *b, uint64_t v) { put_u32(b, (uint32_t)v); put_u32(b, (uint32_t)(v >> 32)); }
-static void put_f32(wbuf *b, float f) { uint32_t u; memcpy(&u, &f, 4); put_u32(b, u); }
-static void put_f64(wbuf *b, double d) { uint64_t u; memcpy(&u, &d, 8); put_u64(b, u); }
-
-/* ---- a bounds-checked reader ---- */
-typedef struct { const unsigned char *p; size_t n, at; bool bad; } rbuf;
-
-static const unsigned char *take(rbuf *r, size_t n)
-{
-    if (r->bad || n > r->n - r->at) { r->bad = true; return NULL; }
-    const unsigned char *p = r->p + r->at;
-    r->at += n;
-    return p;
-}
-static unsigned get_u8(rbuf *r) { const unsigned char *p = take(r, 1); return p ? p[0] : 0; }
-static uint32_t get_u32(rbuf *r)
-{
-    const unsigned char *p = take(r, 4);
-    return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
-}
-static uint64_t get_u64(rbuf *r) { uint64_t lo = get_u32(r); return lo | (uint64_t)get_u32(r) << 32; }
-static float get_f32(rbuf *r) { uint32_t u = get_u32(r); float f; memcpy(&f, &u, 4); return f; }
-static double get_f64(rbuf *r) { uint64_t u = get_u64(r); double d; memcpy(&d, &u, 8); return d; }
-
 /* ---- save ---- */
 
-static void put_tensor(wbuf *b, const nn_model *m, const nn_view *v, int kind, const void *buf)
+static void put_tensor(nn_wbuf *b, const nn_model *m, const nn_view *v, int kind, const void *buf)
 {
-    put_u8(b, (unsigned)kind);
+    nn_put_u8(b, (unsigned)kind);
     size_t len = strlen(v->name);
-    put_u8(b, (unsigned)len);
-    put(b, v->name, len);
-    put_u8(b, (unsigned)v->ndim);
-    for (int d = 0; d < v->ndim; d++) put_u32(b, (uint32_t)v->dims[d]);
+    nn_put_u8(b, (unsigned)len);
+    nn_put_bytes(b, v->name, len);
+    nn_put_u8(b, (unsigned)v->ndim);
+    for (int d = 0; d < v->ndim; d++) nn_put_u32(b, (uint32_t)v->dims[d]);
     for (size_t k = 0; k < v->count; k++) {
-        if (m->dtype == NN_F64) put_f64(b, ((const double *)buf)[v->offset + k]);
-        else put_f32(b, ((const float *)buf)[v->offset + k]);
+        if (m->dtype == NN_F64) nn_put_f64(b, ((const double *)buf)[v->offset + k]);
+        else nn_put_f32(b, ((const float *)buf)[v->offset + k]);
     }
 }
 
@@ -89,28 +43,28 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 int nn_checkpoint_save(const char *path, const nn_model *m, long step, bool with_momenta,
                        char *err, size_t errlen)
 {
-    wbuf b = { 0 };
+    nn_wbuf b = { 0 };
     const nn_config *c = &m->cfg;
-    put(&b, MAGIC, 8);
-    put_u32(&b, NN_CKPT_VERSION);
-    put_u32(&b, HEADER_BYTES);
+    nn_put_bytes(&b, MAGIC, 8);
+    nn_put_u32(&b, NN_CKPT_VERSION);
+    nn_put_u32(&b, HEADER_BYTES);
     size_t h0 = b.n;
     int ntensors = 0;
     for (int i = 0; i < m->nviews; i++) ntensors += 1 + (with_momenta && !m->views[i].stat);
-    put_u32(&b, m->dtype == NN_F64 ? 1 : 0);
-    put_u32(&b, (uint32_t)c->board);
-    put_u32(&b, NN_PLANES);
-    put_u32(&b, (uint32_t)c->channels);
-    put_u32(&b, (uint32_t)c->blocks);
-    put_u32(&b, (uint32_t)c->policy_channels);
-    put_u32(&b, (uint32_t)c->value_channels);
-    put_u32(&b, (uint32_t)c->value_hidden);
-    put_f32(&b, c->bn_momentum);
-    put_f32(&b, c->bn_eps);
-    put_u64(&b, (uint64_t)step);
-    put_u32(&b, with_momenta ? 1 : 0);
-    put_u32(&b, (uint32_t)ntensors);
-    while (b.n < h0 + HEADER_BYTES) put_u8(&b, 0);
+    nn_put_u32(&b, m->dtype == NN_F64 ? 1 : 0);
+    nn_put_u32(&b, (uint32_t)c->board);
+    nn_put_u32(&b, NN_PLANES);
+    nn_put_u32(&b, (uint32_t)c->channels);
+    nn_put_u32(&b, (uint32_t)c->blocks);
+    nn_put_u32(&b, (uint32_t)c->policy_channels);
+    nn_put_u32(&b, (uint32_t)c->value_channels);
+    nn_put_u32(&b, (uint32_t)c->value_hidden);
+    nn_put_f32(&b, c->bn_momentum);
+    nn_put_f32(&b, c->bn_eps);
+    nn_put_u64(&b, (uint64_t)step);
+    nn_put_u32(&b, with_momenta ? 1 : 0);
+    nn_put_u32(&b, (uint32_t)ntensors);
+    while (b.n < h0 + HEADER_BYTES) nn_put_u8(&b, 0);
     for (int i = 0; i < m->nviews; i++) {
         const nn_view *v = &m->views[i];
         put_tensor(&b, m, v, v->stat ? KIND_STAT : KIND_PARAM, v->stat ? m->stats : m->param);
@@ -118,7 +72,7 @@ int nn_checkpoint_save(const char *path, const nn_model *m, long step, bool with
     if (with_momenta)
         for (int i = 0; i < m->nviews; i++)
             if (!m->views[i].stat) put_tensor(&b, m, &m->views[i], KIND_MOM, m->mom);
-    put_u32(&b, nn_crc32(0, b.p, b.n));
+    nn_put_u32(&b, nn_crc32(0, b.p, b.n));
     if (b.oom) { free(b.p); nn_set_err(err, errlen, "%s: out of memory", path); return -1; }
 
     size_t plen = strlen(path);
@@ -161,7 +115,7 @@ typedef struct {
 } header;
 
 /* Read the whole file; check size, magic, version and CRC; parse the header. */
-static unsigned char *read_checked(const char *path, size_t *len, header *h, rbuf *r, char *err, size_t errlen)
+static unsigned char *read_checked(const char *path, size_t *len, header *h, nn_rbuf *r, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) { nn_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
@@ -184,26 +138,26 @@ static unsigned char *read_checked(const char *path, size_t *len, header *h, rbu
     f = NULL;
     if (n < 16 + HEADER_BYTES + 4) { nn_set_err(err, errlen, "%s: truncated (%zu bytes): not a checkpoint", path, n); goto fail; }
     if (memcmp(data, MAGIC, 8)) { nn_set_err(err, errlen, "%s: not a zertz network checkpoint (bad magic)", path); goto fail; }
-    *r = (rbuf){ data, n - 4, 8, false };
-    uint32_t version = get_u32(r), hbytes = get_u32(r);
+    *r = (nn_rbuf){ data, n - 4, 8, false };
+    uint32_t version = nn_get_u32(r), hbytes = nn_get_u32(r);
     if (version != NN_CKPT_VERSION) { nn_set_err(err, errlen, "%s: checkpoint version %u, this build reads %d", path, version, NN_CKPT_VERSION); goto fail; }
-    uint32_t stored = (uint32_t)data[n - 4] | (uint32_t)data[n - 3] << 8 | (uint32_t)data[n - 2] << 16 | (uint32_t)data[n - 1] << 24;
+    uint32_t stored = nn_le32(data + n - 4);
     if (nn_crc32(0, data, n - 4) != stored) { nn_set_err(err, errlen, "%s: checksum mismatch: the file is damaged or truncated", path); goto fail; }
     if (hbytes < 52 || hbytes > n - 20) { nn_set_err(err, errlen, "%s: bad header size %u", path, hbytes); goto fail; }
     size_t h0 = r->at;
-    uint32_t dtype = get_u32(r), board = get_u32(r), planes = get_u32(r);
+    uint32_t dtype = nn_get_u32(r), board = nn_get_u32(r), planes = nn_get_u32(r);
     memset(h, 0, sizeof *h);
     h->cfg.board = (zz_board_kind)board;
-    h->cfg.channels = (int)get_u32(r);
-    h->cfg.blocks = (int)get_u32(r);
-    h->cfg.policy_channels = (int)get_u32(r);
-    h->cfg.value_channels = (int)get_u32(r);
-    h->cfg.value_hidden = (int)get_u32(r);
-    h->cfg.bn_momentum = get_f32(r);
-    h->cfg.bn_eps = get_f32(r);
-    h->step = (long)get_u64(r);
-    h->momenta = get_u32(r) & 1;
-    h->ntensors = get_u32(r);
+    h->cfg.channels = (int)nn_get_u32(r);
+    h->cfg.blocks = (int)nn_get_u32(r);
+    h->cfg.policy_channels = (int)nn_get_u32(r);
+    h->cfg.value_channels = (int)nn_get_u32(r);
+    h->cfg.value_hidden = (int)nn_get_u32(r);
+    h->cfg.bn_momentum = nn_get_f32(r);
+    h->cfg.bn_eps = nn_get_f32(r);
+    h->step = (long)nn_get_u64(r);
+    h->momenta = nn_get_u32(r) & 1;
+    h->ntensors = nn_get_u32(r);
     r->at = h0 + hbytes;
     if (dtype > 1) { nn_set_err(err, errlen, "%s: unknown element type %u", path, dtype); goto fail; }
     h->dtype = dtype ? NN_F64 : NN_F32;
@@ -218,7 +172,7 @@ fail:
     return NULL;
 }
 
-static int load_tensors(nn_model *m, const header *h, rbuf *r, const char *path, char *err, size_t errlen)
+static int load_tensors(nn_model *m, const header *h, nn_rbuf *r, const char *path, char *err, size_t errlen)
 {
     char *seen = calloc((size_t)m->nviews * 3, 1);
     if (!seen) { nn_set_err(err, errlen, "%s: out of memory", path); return -1; }
@@ -226,8 +180,8 @@ static int load_tensors(nn_model *m, const header *h, rbuf *r, const char *path,
     size_t es = h->dtype == NN_F64 ? 8 : 4;
     memset(m->mom, 0, m->nparams * m->esize);      /* files without momenta start SGD afresh */
     for (uint32_t k = 0; k < h->ntensors; k++) {
-        unsigned kind = get_u8(r), len = get_u8(r);
-        const unsigned char *np = take(r, len);
+        unsigned kind = nn_get_u8(r), len = nn_get_u8(r);
+        const unsigned char *np = nn_take(r, len);
         if (r->bad) { nn_set_err(err, errlen, "%s: truncated in tensor %u", path, k); goto out; }
         char name[256];
         memcpy(name, np, len);
@@ -237,10 +191,10 @@ static int load_tensors(nn_model *m, const header *h, rbuf *r, const char *path,
             nn_set_err(err, errlen, "%s: tensor '%s' is not part of this network", path, name);
             goto out;
         }
-        unsigned ndim = get_u8(r);
+        unsigned ndim = nn_get_u8(r);
         bool shape_ok = ndim == (unsigned)v->ndim;
         for (unsigned d = 0; d < ndim; d++) {
-            uint32_t dim = get_u32(r);
+            uint32_t dim = nn_get_u32(r);
             if (d < (unsigned)v->ndim && dim != (uint32_t)v->dims[d]) shape_ok = false;
         }
         if (r->bad) { nn_set_err(err, errlen, "%s: truncated in tensor '%s'", path, name); goto out; }
@@ -248,7 +202,7 @@ static int load_tensors(nn_model *m, const header *h, rbuf *r, const char *path,
         if (r->n - r->at < v->count * es) { nn_set_err(err, errlen, "%s: truncated in tensor '%s'", path, name); goto out; }
         void *buf = kind == KIND_STAT ? m->stats : kind == KIND_MOM ? m->mom : m->param;
         for (size_t e = 0; e < v->count; e++)
-            nn_buf_set(m, buf, v->offset + e, h->dtype == NN_F64 ? get_f64(r) : (double)get_f32(r));
+            nn_buf_set(m, buf, v->offset + e, h->dtype == NN_F64 ? nn_get_f64(r) : (double)nn_get_f32(r));
         seen[(v - m->views) * 3 + kind] = 1;
     }
     if (r->at != r->n) { nn_set_err(err, errlen, "%s: %zu unexpected bytes after the tensors", path, r->n - r->at); goto out; }
@@ -265,7 +219,7 @@ out:
 int nn_checkpoint_info(const char *path, nn_config *cfg, nn_dtype *dtype, long *step, char *err, size_t errlen)
 {
     header h;
-    rbuf r;
+    nn_rbuf r;
     size_t n;
     unsigned char *data = read_checked(path, &n, &h, &r, err, errlen);
     if (!data) return -1;
@@ -279,7 +233,7 @@ int nn_checkpoint_info(const char *path, nn_config *cfg, nn_dtype *dtype, long *
 int nn_checkpoint_load_into(nn_model *m, const char *path, long *step, char *err, size_t errlen)
 {
     header h;
-    rbuf r;
+    nn_rbuf r;
     size_t n;
     unsigned char *data = read_checked(path, &n, &h, &r, err, errlen);
     if (!data) return -1;

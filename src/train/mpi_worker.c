@@ -17,6 +17,8 @@
  * odls_base_sigkill_timeout s; rank 0 takes batches for 1 s meanwhile: mpi_hub.c) */
 enum { SEND_EVERY_MS = 1000, SEND_GAMES = 64, LAST_SEND_MS = 1000 };
 
+/* A worker rank's state.  worker_join sets up the network, the evaluators and self-play; the
+ * control stream (creq, wreq) and the games going out run from worker_play on. */
 typedef struct {
     int rank;
     zz_board_kind board;
@@ -27,10 +29,20 @@ typedef struct {
     int gen;                        /* the weights self-play searches with */
     long steps;
     char host[64];
+    tr_mpi_setup s;                 /* rank 0's setup */
+    unsigned char *wbuf;            /* s.weight_bytes: the weights as broadcast (a receive may be in flight) */
+    nn_model *m;                    /* the network the broadcast weights are copied into */
+    mcts_evaluator *ev, *search_ev; /* the live network; with the rollout mix when there is one */
+    tr_selfplay *sp;
+    tr_mpi_ctl ctl;                 /* the control message being received (creq) */
+    MPI_Request creq, wreq;         /* in flight: the next control message, or the weights after a TR_CTL_WEIGHTS */
+    int publish;                    /* weights received that the evaluator has not taken yet, */
+    int new_gen;                    /* ... their generation and step */
+    long new_steps;
 } worker;
 
-static void take_games(worker *w, tr_selfplay *sp) {
-    for (tr_game *g = tr_selfplay_take(sp); g;) {
+static void take_games(worker *w) {
+    for (tr_game *g = tr_selfplay_take(w->sp); g;) {
         tr_game *next = g->next;
         g->next = NULL;
         if (w->tail) w->tail->next = g;
@@ -52,7 +64,7 @@ static int send_done(worker *w, char *err, size_t errlen) {
 
 /* Send the games waiting (maybe none: the figures still go) and the rank's figures.  The
  * previous send must be through.  0, or -1 with a message. */
-static int send_games(worker *w, tr_selfplay *sp, int done, char *err, size_t errlen) {
+static int send_games(worker *w, int done, char *err, size_t errlen) {
     int n = 0;
     for (tr_game *g = w->head; g; g = g->next) n += g->nsamples;
     tr_sample *all = malloc(sizeof *all * (size_t)(n ? n : 1));
@@ -73,7 +85,7 @@ static int send_games(worker *w, tr_selfplay *sp, int done, char *err, size_t er
     h.image_bytes = (uint32_t)ilen;
     h.done = done;
     tr_selfplay_stats st;
-    tr_selfplay_stats_get(sp, &st);
+    tr_selfplay_stats_get(w->sp, &st);
     h.moves = st.moves;
     h.evals = st.evals;
     h.gen = w->gen;
@@ -93,20 +105,20 @@ static int send_games(worker *w, tr_selfplay *sp, int done, char *err, size_t er
     return 0;
 }
 
-/* Hand the weights in m (generation gen, step steps) to the evaluator, which takes them at its next
- * batch: 1 done (self-play stamps its samples with gen from now on), 0 the previous ones are not
- * taken yet (try again), -1 with a message. */
-static int try_publish(worker *w, mcts_evaluator *ev, tr_selfplay *sp, const nn_model *m, int gen, long steps, char *err,
-                       size_t errlen) {
+/* Hand the weights received (m: generation new_gen, step new_steps) to the evaluator, which takes
+ * them at its next batch: when it has taken the previous ones, publish is cleared and self-play
+ * stamps its samples with new_gen from now on; else try again later.  0, or -1 with a message. */
+static int publish_weights(worker *w, char *err, size_t errlen) {
     char why[512];
-    int pr = tr_live_eval_publish(ev, m, why, sizeof why);
+    int pr = tr_live_eval_publish(w->ev, w->m, why, sizeof why);
     if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); return -1; }
     if (pr > 0) {
-        w->gen = gen;
-        w->steps = steps;
-        tr_selfplay_set_generation(sp, (uint32_t)gen);
+        w->gen = w->new_gen;
+        w->steps = w->new_steps;
+        tr_selfplay_set_generation(w->sp, (uint32_t)w->new_gen);
+        w->publish = 0;
     }
-    return pr;
+    return 0;
 }
 
 static void nap_ms(long ms) {
@@ -140,155 +152,173 @@ static int sent_by(worker *w, double until) {
  * finished go to rank 0 once, as this rank's last message (done = 1), when the send in flight is
  * through in time; LAST_SEND_MS at most in all.  Errors are ignored (rank 0 may be the rank that
  * died); what is left is lost with the process. */
-static void send_last(worker *w, tr_selfplay *sp) {
+static void send_last(worker *w) {
     double until = mcts_now_s() + LAST_SEND_MS / 1000.0;
     char e[512];
-    tr_selfplay_stop(sp);
-    take_games(w, sp);
-    if (sent_by(w, until) && send_games(w, sp, 1, e, sizeof e) == 0) sent_by(w, until);
+    tr_selfplay_stop(w->sp);
+    take_games(w);
+    if (sent_by(w, until) && send_games(w, 1, e, sizeof e) == 0) sent_by(w, until);
+}
+
+/* The broadcast weights in wbuf into m: parameters, then BN statistics. */
+static void load_weights(worker *w) {
+    memcpy(w->m->param, w->wbuf, w->m->nparams * w->m->esize);
+    memcpy(w->m->stats, w->wbuf + w->m->nparams * w->m->esize, w->m->nstats * w->m->esize);
+}
+
+/* The evaluator on m (with the rollout mix when rank 0's setup has one) and self-play, with rank
+ * 0's search configuration, a seed of this rank's own and this rank's scheduler size (local).
+ * 0, or -1 with a message. */
+static int start_selfplay(worker *w, const tr_selfplay_config *local, char *err, size_t errlen) {
+    const tr_mpi_setup *s = &w->s;
+    char why[512];
+    if (!(w->ev = tr_live_eval_new(w->m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
+    if (s->rollout_mix > 0 &&
+        !(w->search_ev = mcts_eval_mix_new(w->ev, false, s->rollout_mix, 1, s->sp.seed * 7 + (uint64_t)w->rank))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    tr_selfplay_config spc = s->sp;
+    spc.seed = s->sp.seed ^ ((uint64_t)w->rank * 0x9E3779B97F4A7C15ULL);  /* every rank its own games */
+    spc.games_in_flight = local->games_in_flight;                           /* its own scheduler's size */
+    spc.threads = local->threads;
+    if (!(w->sp = tr_selfplay_new(&spc, w->search_ev ? w->search_ev : w->ev, why, sizeof why)) ||
+        tr_selfplay_start(w->sp, why, sizeof why) != 0) {
+        snprintf(err, errlen, "self-play: %s", why);
+        return -1;
+    }
+    tr_selfplay_set_generation(w->sp, (uint32_t)w->gen);
+    return 0;
+}
+
+/* Join the job: rank 0's hello (the same build, or an abort), its setup and its weights (blocking
+ * broadcasts), the network they fill, then the evaluator and self-play.  0; 2 when rank 0 could
+ * not start the run; -1 with a message. */
+static int worker_join(worker *w, const tr_selfplay_config *local, char *err, size_t errlen) {
+    static const char *other_build = "rank 0 runs another build of tools/train (every machine needs the same build)";
+    char why[512];
+    tr_mpi_hello hello;
+    int rc = MPI_Bcast(&hello, (int)sizeof hello, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "setup broadcast", err, errlen);
+    if (hello.magic != TR_MPI_MAGIC || hello.version != TR_MPI_VERSION || hello.setup_bytes != sizeof(tr_mpi_setup)) {
+        snprintf(err, errlen, "%s", other_build);
+        return -1;
+    }
+    if (hello.abort) return 2;
+    const tr_mpi_setup *s = &w->s;
+    if ((rc = MPI_Bcast(&w->s, (int)sizeof w->s, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return tr_mpi_fail(rc, "setup broadcast", err, errlen);
+    if (!(w->wbuf = malloc(s->weight_bytes ? s->weight_bytes : 1))) { snprintf(err, errlen, "out of memory"); return -1; }
+    if ((rc = MPI_Bcast(w->wbuf, (int)s->weight_bytes, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return tr_mpi_fail(rc, "weights broadcast", err, errlen);
+    if (s->net_bytes != sizeof(nn_config) || s->sp_bytes != sizeof(tr_selfplay_config)) {
+        snprintf(err, errlen, "%s", other_build);
+        return -1;
+    }
+    if (!(w->m = nn_model_create(&s->net, NN_F32, 1, why, sizeof why))) { snprintf(err, errlen, "network: %s", why); return -1; }
+    if ((w->m->nparams + w->m->nstats) * w->m->esize != s->weight_bytes) {
+        snprintf(err, errlen, "rank 0's weights do not fit this build's network (every machine needs the same build)");
+        return -1;
+    }
+    load_weights(w);
+    w->board = s->sp.board;
+    w->gen = s->gen;
+    w->steps = (long)s->steps;
+    return start_selfplay(w, local, err, errlen);
+}
+
+/* Progress the control stream: a control message in (its hold applied; a stop; weights to
+ * follow, or the next message posted), or the weights after a TR_CTL_WEIGHTS in (into m, publish
+ * set, the next message posted).  1 when rank 0 said stop, 0 otherwise, -1 with a message. */
+static int poll_control(worker *w, char *err, size_t errlen) {
+    int flag = 0, rc;
+    if (w->creq != MPI_REQUEST_NULL) {              /* a control message */
+        if ((rc = MPI_Test(&w->creq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Test", err, errlen);
+        if (!flag) return 0;
+        tr_selfplay_hold(w->sp, w->ctl.hold);
+        if (w->ctl.kind == TR_CTL_STOP) return 1;
+        if (w->ctl.kind == TR_CTL_WEIGHTS) rc = MPI_Ibcast(w->wbuf, (int)w->s.weight_bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &w->wreq);
+        else rc = MPI_Ibcast(&w->ctl, (int)sizeof w->ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &w->creq);
+        return rc != MPI_SUCCESS ? tr_mpi_fail(rc, "MPI_Ibcast", err, errlen) : 0;
+    }
+    if (w->wreq == MPI_REQUEST_NULL) return 0;      /* the weights after a TR_CTL_WEIGHTS */
+    if ((rc = MPI_Test(&w->wreq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Test", err, errlen);
+    if (!flag) return 0;
+    load_weights(w);
+    w->publish = 1;
+    w->new_gen = w->ctl.gen;
+    w->new_steps = (long)w->ctl.steps;
+    rc = MPI_Ibcast(&w->ctl, (int)sizeof w->ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &w->creq);
+    return rc != MPI_SUCCESS ? tr_mpi_fail(rc, "MPI_Ibcast", err, errlen) : 0;
+}
+
+/* Play until rank 0 says stop: control messages and weights in (polled, never waited for), the
+ * finished games out about once a second (or every SEND_GAMES games).  0 when rank 0 said stop;
+ * 1 when *stop was raised (the launcher ends the job: the games went as on a signal); -1 with a
+ * message. */
+static int worker_play(worker *w, volatile sig_atomic_t *stop, char *err, size_t errlen) {
+    int rc = MPI_Ibcast(&w->ctl, (int)sizeof w->ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &w->creq);
+    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
+    int stopped = 0;
+    double last_send = mcts_now_s();
+    while (!stopped) {
+        if (*stop) { send_last(w); return 1; }      /* the launcher ends the job */
+        const char *spe = tr_selfplay_error(w->sp);
+        if (spe) { snprintf(err, errlen, "self-play: %s", spe); return -1; }
+        take_games(w);
+        if ((stopped = poll_control(w, err, errlen)) < 0) return -1;
+        if (w->publish && publish_weights(w, err, errlen) != 0) return -1;  /* taken at the evaluator's next batch */
+        int sd = send_done(w, err, errlen);
+        if (sd < 0) return -1;
+        double t = mcts_now_s();
+        if (sd && !stopped && (t - last_send >= SEND_EVERY_MS / 1000.0 || w->ngames >= SEND_GAMES)) {
+            if (send_games(w, 0, err, errlen) != 0) return -1;
+            last_send = t;
+        }
+        if (!stopped) nap_ms(2);
+    }
+    return 0;
+}
+
+/* Stopped by rank 0: the last weights reach the evaluator (self-play runs: it takes them within a
+ * batch; 5 s at most), self-play stops, what is finished goes, and the last message says done.
+ * 0; 1 when *stop was raised meanwhile (the games then go as on a signal); -1 with a message. */
+static int worker_finish(worker *w, volatile sig_atomic_t *stop, char *err, size_t errlen) {
+    for (double t0 = mcts_now_s(); w->publish && !*stop && mcts_now_s() - t0 < 5.0; nap_ms(1))
+        if (publish_weights(w, err, errlen) != 0) return -1;
+    tr_selfplay_stop(w->sp);
+    take_games(w);
+    int ws = wait_sent(w, stop, err, errlen);
+    if (ws != 0) {
+        if (ws > 0) send_last(w);                   /* ended meanwhile: the games go as on a signal */
+        return ws;
+    }
+    if (send_games(w, 1, err, errlen) != 0) return -1;
+    return wait_sent(w, stop, err, errlen);
+}
+
+/* Free what the worker holds; ret: how it ended (not 0: a send or a broadcast may still be in
+ * flight in the buffers it uses, which are left to the ending process). */
+static void worker_free(worker *w, int ret) {
+    if (w->sp) { tr_selfplay_stop(w->sp); tr_selfplay_free(w->sp); }
+    while (w->head) { tr_game *g = w->head->next; tr_game_free(w->head); w->head = g; }
+    if (ret == 0) free(w->msg);
+    mcts_evaluator_free(w->search_ev);
+    mcts_evaluator_free(w->ev);
+    nn_model_free(w->m);
+    if (ret == 0) free(w->wbuf);
 }
 
 int tr_mpi_worker(int rank, const tr_selfplay_config *local, volatile sig_atomic_t *stop, char *err, size_t errlen) {
     worker w;
     memset(&w, 0, sizeof w);
     w.rank = rank;
-    w.req = MPI_REQUEST_NULL;
+    w.req = w.creq = w.wreq = MPI_REQUEST_NULL;
     gethostname(w.host, sizeof w.host - 1);
-    char why[512];
-    tr_mpi_hello hello;
-    int rc = MPI_Bcast(&hello, (int)sizeof hello, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) return tr_mpi_fail(rc, "setup broadcast", err, errlen);
-    if (hello.magic != TR_MPI_MAGIC || hello.version != TR_MPI_VERSION || hello.setup_bytes != sizeof(tr_mpi_setup)) {
-        snprintf(err, errlen, "rank 0 runs another build of tools/train (every machine needs the same build)");
-        return -1;
-    }
-    if (hello.abort) return 2;
-    tr_mpi_setup s;
-    if ((rc = MPI_Bcast(&s, (int)sizeof s, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        return tr_mpi_fail(rc, "setup broadcast", err, errlen);
-    nn_model *m = NULL;
-    mcts_evaluator *ev = NULL, *search_ev = NULL;
-    tr_selfplay *sp = NULL;
-    unsigned char *wbuf = malloc(s.weight_bytes ? s.weight_bytes : 1);
-    int ret = -1;
-    if (!wbuf) { snprintf(err, errlen, "out of memory"); goto out; }
-    if ((rc = MPI_Bcast(wbuf, (int)s.weight_bytes, MPI_BYTE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS) {
-        tr_mpi_fail(rc, "weights broadcast", err, errlen);
-        goto out;
-    }
-    if (s.net_bytes != sizeof(nn_config) || s.sp_bytes != sizeof(tr_selfplay_config)) {
-        snprintf(err, errlen, "rank 0 runs another build of tools/train (every machine needs the same build)");
-        goto out;
-    }
-    if (!(m = nn_model_create(&s.net, NN_F32, 1, why, sizeof why))) { snprintf(err, errlen, "network: %s", why); goto out; }
-    if ((m->nparams + m->nstats) * m->esize != s.weight_bytes) {
-        snprintf(err, errlen, "rank 0's weights do not fit this build's network (every machine needs the same build)");
-        goto out;
-    }
-    memcpy(m->param, wbuf, m->nparams * m->esize);
-    memcpy(m->stats, wbuf + m->nparams * m->esize, m->nstats * m->esize);
-    w.board = s.sp.board;
-    w.gen = s.gen;
-    w.steps = (long)s.steps;
-    if (!(ev = tr_live_eval_new(m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); goto out; }
-    if (s.rollout_mix > 0 && !(search_ev = mcts_eval_mix_new(ev, false, s.rollout_mix, 1, s.sp.seed * 7 + (uint64_t)rank))) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    tr_selfplay_config spc = s.sp;
-    spc.seed = s.sp.seed ^ ((uint64_t)rank * 0x9E3779B97F4A7C15ULL);    /* every rank its own games */
-    spc.games_in_flight = local->games_in_flight;                          /* its own scheduler's size */
-    spc.threads = local->threads;
-    if (!(sp = tr_selfplay_new(&spc, search_ev ? search_ev : ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
-        snprintf(err, errlen, "self-play: %s", why);
-        goto out;
-    }
-    tr_selfplay_set_generation(sp, (uint32_t)w.gen);
-
-    tr_mpi_ctl ctl;
-    MPI_Request creq = MPI_REQUEST_NULL, wreq = MPI_REQUEST_NULL;
-    if ((rc = MPI_Ibcast(&ctl, (int)sizeof ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &creq)) != MPI_SUCCESS) {
-        tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
-        goto out;
-    }
-    int publish = 0, new_gen = 0, stopped = 0, ws;
-    long new_steps = 0;
-    double last_send = mcts_now_s();
-    while (!stopped) {
-        if (*stop) { send_last(&w, sp); ret = 1; goto out; }     /* the launcher ends the job */
-        const char *spe = tr_selfplay_error(sp);
-        if (spe) { snprintf(err, errlen, "self-play: %s", spe); goto out; }
-        take_games(&w, sp);
-        int flag = 0;
-        if (creq != MPI_REQUEST_NULL) {             /* a control message */
-            if ((rc = MPI_Test(&creq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) { tr_mpi_fail(rc, "MPI_Test", err, errlen); goto out; }
-            if (flag) {
-                tr_selfplay_hold(sp, ctl.hold);
-                if (ctl.kind == TR_CTL_STOP) {
-                    stopped = 1;
-                } else if (ctl.kind == TR_CTL_WEIGHTS) {
-                    if ((rc = MPI_Ibcast(wbuf, (int)s.weight_bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &wreq)) != MPI_SUCCESS) {
-                        tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
-                        goto out;
-                    }
-                } else if ((rc = MPI_Ibcast(&ctl, (int)sizeof ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &creq)) != MPI_SUCCESS) {
-                    tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
-                    goto out;
-                }
-            }
-        } else if (wreq != MPI_REQUEST_NULL) {      /* the weights after a TR_CTL_WEIGHTS */
-            if ((rc = MPI_Test(&wreq, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) { tr_mpi_fail(rc, "MPI_Test", err, errlen); goto out; }
-            if (flag) {
-                memcpy(m->param, wbuf, m->nparams * m->esize);
-                memcpy(m->stats, wbuf + m->nparams * m->esize, m->nstats * m->esize);
-                publish = 1;
-                new_gen = ctl.gen;
-                new_steps = (long)ctl.steps;
-                if ((rc = MPI_Ibcast(&ctl, (int)sizeof ctl, MPI_BYTE, 0, MPI_COMM_WORLD, &creq)) != MPI_SUCCESS) {
-                    tr_mpi_fail(rc, "MPI_Ibcast", err, errlen);
-                    goto out;
-                }
-            }
-        }
-        if (publish) {                              /* taken by the evaluator at its next batch */
-            int pr = try_publish(&w, ev, sp, m, new_gen, new_steps, err, errlen);
-            if (pr < 0) goto out;
-            if (pr > 0) publish = 0;
-        }
-        int sd = send_done(&w, err, errlen);
-        if (sd < 0) goto out;
-        double t = mcts_now_s();
-        if (sd && !stopped && (t - last_send >= SEND_EVERY_MS / 1000.0 || w.ngames >= SEND_GAMES)) {
-            if (send_games(&w, sp, 0, err, errlen) != 0) goto out;
-            last_send = t;
-        }
-        if (!stopped) nap_ms(2);
-    }
-    /* stopped by rank 0: the last weights reach the evaluator (self-play runs: it takes them within
-     * a batch), what is finished goes, then the last message says done */
-    for (double t0 = mcts_now_s(); publish && !*stop && mcts_now_s() - t0 < 5.0; nap_ms(1)) {
-        int pr = try_publish(&w, ev, sp, m, new_gen, new_steps, err, errlen);
-        if (pr < 0) goto out;
-        if (pr > 0) publish = 0;
-    }
-    tr_selfplay_stop(sp);
-    take_games(&w, sp);
-    if ((ws = wait_sent(&w, stop, err, errlen)) != 0) {
-        if (ws > 0) send_last(&w, sp);          /* ended meanwhile: the games go as on a signal */
-        ret = ws;
-        goto out;
-    }
-    if (send_games(&w, sp, 1, err, errlen) != 0) goto out;
-    if ((ws = wait_sent(&w, stop, err, errlen)) != 0) { ret = ws; goto out; }
-    ret = 0;
-out:
-    if (sp) { tr_selfplay_stop(sp); tr_selfplay_free(sp); }
-    while (w.head) { tr_game *g = w.head->next; tr_game_free(w.head); w.head = g; }
-    if (ret == 0) free(w.msg);      /* otherwise it may still be in flight: the process is ending */
-    mcts_evaluator_free(search_ev);
-    mcts_evaluator_free(ev);
-    nn_model_free(m);
-    if (ret == 0) free(wbuf);
+    int ret = worker_join(&w, local, err, errlen);
+    if (ret == 0) ret = worker_play(&w, stop, err, errlen);
+    if (ret == 0) ret = worker_finish(&w, stop, err, errlen);
+    worker_free(&w, ret);
     return ret;
 }
 #else

@@ -1,6 +1,7 @@
 /* replay.c — the persisted replay buffer (see replay.h). */
 #include "train/replay.h"
 #include "train/atomic_file.h"
+#include "nn/binio.h"
 #include "nn/util.h"
 #include <dirent.h>
 #include <errno.h>
@@ -41,42 +42,15 @@ static void push_window(tr_replay *r, tr_sample *s) {
 }
 
 /* ---- encoding ------------------------------------------------------------------------------- */
-typedef struct { unsigned char *p; size_t n, cap; bool oom; } wbuf;
-static void put(wbuf *b, const void *d, size_t n) {
-    if (b->oom) return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->n + n) cap *= 2;
-        unsigned char *np = realloc(b->p, cap);
-        if (!np) { b->oom = true; return; }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, d, n);
-    b->n += n;
+/* zz_bits (128 bits) as 16 little-endian bytes */
+static void put_bits(nn_wbuf *b, zz_bits s) {
+    unsigned char c[16];
+    for (int i = 0; i < 16; i++) c[i] = (unsigned char)(s >> 8 * i);
+    nn_put_bytes(b, c, 16);
 }
-static void put_u8(wbuf *b, unsigned v) { unsigned char c = (unsigned char)v; put(b, &c, 1); }
-static void put_u16(wbuf *b, unsigned v) { unsigned char c[2] = { (unsigned char)v, (unsigned char)(v >> 8) }; put(b, c, 2); }
-static void put_u32(wbuf *b, uint32_t v) { unsigned char c[4]; for (int i = 0; i < 4; i++) c[i] = (unsigned char)(v >> 8 * i); put(b, c, 4); }
-static void put_u64(wbuf *b, uint64_t v) { put_u32(b, (uint32_t)v); put_u32(b, (uint32_t)(v >> 32)); }
-static void put_bits(wbuf *b, zz_bits s) { unsigned char c[16]; for (int i = 0; i < 16; i++) c[i] = (unsigned char)(s >> 8 * i); put(b, c, 16); }
 
-typedef struct { const unsigned char *p; size_t n, at; bool bad; } rbuf;
-static const unsigned char *take(rbuf *b, size_t n) {
-    if (b->bad || b->at + n > b->n) { b->bad = true; return NULL; }
-    const unsigned char *q = b->p + b->at;
-    b->at += n;
-    return q;
-}
-static unsigned get_u8(rbuf *b) { const unsigned char *q = take(b, 1); return q ? q[0] : 0; }
-static unsigned get_u16(rbuf *b) { const unsigned char *q = take(b, 2); return q ? (unsigned)(q[0] | q[1] << 8) : 0; }
-static uint32_t get_u32(rbuf *b) {
-    const unsigned char *q = take(b, 4);
-    return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24 : 0;
-}
-static uint64_t get_u64(rbuf *b) { uint64_t lo = get_u32(b); return lo | (uint64_t)get_u32(b) << 32; }
-static zz_bits get_bits(rbuf *b) {
-    const unsigned char *q = take(b, 16);
+static zz_bits get_bits(nn_rbuf *b) {
+    const unsigned char *q = nn_take(b, 16);
     zz_bits s = 0;
     if (q) for (int i = 15; i >= 0; i--) s = s << 8 | q[i];
     return s;
@@ -89,19 +63,19 @@ static void chunk_path(const tr_replay *r, uint32_t id, char *out, size_t n) {
 /* Check a chunk image's magic, checksum, version and board; on success b reads the samples and
  * *version, *n, *first are set.  0; -2 when the content is damaged; -1 for a version or board
  * this run cannot take. */
-static int open_image(const unsigned char *data, size_t len, zz_board_kind board, const char *what, rbuf *b,
+static int open_image(const unsigned char *data, size_t len, zz_board_kind board, const char *what, nn_rbuf *b,
                       uint32_t *version, uint32_t *n, long long *first, char *err, size_t errlen) {
-    *b = (rbuf){ data, len, 0, false };
-    const unsigned char *magic = take(b, 8);
+    *b = (nn_rbuf){ data, len, 0, false };
+    const unsigned char *magic = nn_take(b, 8);
     if (!magic || memcmp(magic, MAGIC, 8) != 0) { snprintf(err, errlen, "%s: not a replay chunk (bad magic)", what); return -2; }
     if (len < 8 + 4 + 4 + 4 + 8 + 4) { snprintf(err, errlen, "%s: truncated", what); return -2; }
-    uint32_t crc_file = (uint32_t)data[len - 4] | (uint32_t)data[len - 3] << 8 | (uint32_t)data[len - 2] << 16 | (uint32_t)data[len - 1] << 24;
+    uint32_t crc_file = nn_le32(data + len - 4);
     if (nn_crc32(0, data, len - 4) != crc_file) { snprintf(err, errlen, "%s: damaged (checksum mismatch)", what); return -2; }
     b->n = len - 4;
-    *version = get_u32(b);
-    uint32_t bd = get_u32(b);
-    *n = get_u32(b);
-    *first = (long long)get_u64(b);
+    *version = nn_get_u32(b);
+    uint32_t bd = nn_get_u32(b);
+    *n = nn_get_u32(b);
+    *first = (long long)nn_get_u64(b);
     if (*version < 1 || *version > REPLAY_VERSION) {
         snprintf(err, errlen, "%s: version %u, this build reads 1 to %d", what, *version, REPLAY_VERSION);
         return -1;
@@ -116,26 +90,26 @@ static int open_image(const unsigned char *data, size_t len, zz_board_kind board
 
 /* Read one sample's fixed part (everything but its visits, which follow in b).  0; -2 with a
  * message when it is truncated or not a valid sample. */
-static int get_sample(rbuf *b, zz_board_kind board, uint32_t version, const char *what, uint32_t i, tr_sample *s,
+static int get_sample(nn_rbuf *b, zz_board_kind board, uint32_t version, const char *what, uint32_t i, tr_sample *s,
                       char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
     s->pos.rings = get_bits(b);
     for (int c = 0; c < 3; c++) s->pos.marble[c] = get_bits(b);
-    for (int c = 0; c < 3; c++) s->pos.pool[c] = (uint8_t)get_u8(b);
-    for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) s->pos.cap[p][c] = (uint8_t)get_u8(b);
-    s->pos.to_move = (uint8_t)get_u8(b);
-    s->pos.chain = (uint8_t)get_u8(b);
-    s->pos.ply = (uint16_t)get_u16(b);
+    for (int c = 0; c < 3; c++) s->pos.pool[c] = (uint8_t)nn_get_u8(b);
+    for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) s->pos.cap[p][c] = (uint8_t)nn_get_u8(b);
+    s->pos.to_move = (uint8_t)nn_get_u8(b);
+    s->pos.chain = (uint8_t)nn_get_u8(b);
+    s->pos.ply = (uint16_t)nn_get_u16(b);
     s->pos.board = (uint8_t)board;
     s->pos.winner = -1;
-    uint32_t zb = get_u32(b);
+    uint32_t zb = nn_get_u32(b);
     memcpy(&s->z, &zb, 4);
-    s->full = (uint8_t)get_u8(b);
+    s->full = (uint8_t)nn_get_u8(b);
     if (version >= 2) {
-        s->gen = get_u32(b);
-        s->origin = (uint16_t)get_u16(b);
+        s->gen = nn_get_u32(b);
+        s->origin = (uint16_t)nn_get_u16(b);
     }
-    s->nvisits = (uint16_t)get_u16(b);
+    s->nvisits = (uint16_t)nn_get_u16(b);
     if (b->bad) { snprintf(err, errlen, "%s: truncated or malformed", what); return -2; }
     const char *why = zz_pos_validate(&s->pos);
     if (why || s->pos.to_move > 1 || !(s->z >= -1 && s->z <= 1)) {
@@ -146,10 +120,10 @@ static int get_sample(rbuf *b, zz_board_kind board, uint32_t version, const char
 }
 
 /* Read a sample's visits into s (malloc'd).  0; -1 out of memory; -2 truncated. */
-static int get_visits(rbuf *b, tr_sample *s, const char *what, char *err, size_t errlen) {
+static int get_visits(nn_rbuf *b, tr_sample *s, const char *what, char *err, size_t errlen) {
     s->visits = malloc(sizeof *s->visits * (s->nvisits ? s->nvisits : 1));
     if (!s->visits) { snprintf(err, errlen, "out of memory"); return -1; }
-    for (int v = 0; v < s->nvisits; v++) { s->visits[v].move = get_u32(b); s->visits[v].count = get_u32(b); }
+    for (int v = 0; v < s->nvisits; v++) { s->visits[v].move = nn_get_u32(b); s->visits[v].count = nn_get_u32(b); }
     if (b->bad) { tr_sample_clear(s); snprintf(err, errlen, "%s: truncated or malformed", what); return -2; }
     return 0;
 }
@@ -163,7 +137,7 @@ static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first
     size_t len;
     unsigned char *data = tr_read_file(path, (size_t)1 << 31, &len, err, errlen);
     if (!data) return -1;
-    rbuf b;
+    nn_rbuf b;
     uint32_t version, n;
     int rc = open_image(data, len, r->board, path, &b, &version, &n, first, err, errlen);
     if (rc < 0) goto out;
@@ -173,7 +147,7 @@ static int load_chunk(tr_replay *r, uint32_t id, int *nsamples, long long *first
         tr_sample s;
         int sr = get_sample(&b, r->board, version, path, i, &s, err, errlen);
         if (sr < 0) { rc = sr; goto out; }
-        if ((int)i < skip || !into_window) { take(&b, (size_t)s.nvisits * 8); continue; }
+        if ((int)i < skip || !into_window) { nn_take(&b, (size_t)s.nvisits * 8); continue; }
         int vr = get_visits(&b, &s, path, err, errlen);
         if (vr < 0) { rc = vr; goto out; }
         push_window(r, &s);
@@ -189,7 +163,7 @@ int tr_replay_decode(const unsigned char *data, size_t len, zz_board_kind board,
                      int *nout, char *err, size_t errlen) {
     *out = NULL;
     *nout = 0;
-    rbuf b;
+    nn_rbuf b;
     uint32_t version, n;
     long long first;
     if (open_image(data, len, board, what, &b, &version, &n, &first, err, errlen) < 0) return -1;
@@ -315,31 +289,31 @@ int tr_replay_add(tr_replay *r, const tr_sample *s, int n, char *err, size_t err
 
 int tr_replay_encode(zz_board_kind board, long long first, const tr_sample *smp, int n, unsigned char **out,
                      size_t *len, char *err, size_t errlen) {
-    wbuf b = { 0 };
-    put(&b, MAGIC, 8);
-    put_u32(&b, REPLAY_VERSION);
-    put_u32(&b, (uint32_t)board);
-    put_u32(&b, (uint32_t)n);
-    put_u64(&b, (uint64_t)first);
+    nn_wbuf b = { 0 };
+    nn_put_bytes(&b, MAGIC, 8);
+    nn_put_u32(&b, REPLAY_VERSION);
+    nn_put_u32(&b, (uint32_t)board);
+    nn_put_u32(&b, (uint32_t)n);
+    nn_put_u64(&b, (uint64_t)first);
     for (int i = 0; i < n; i++) {
         const tr_sample *s = &smp[i];
         put_bits(&b, s->pos.rings);
         for (int c = 0; c < 3; c++) put_bits(&b, s->pos.marble[c]);
-        for (int c = 0; c < 3; c++) put_u8(&b, s->pos.pool[c]);
-        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) put_u8(&b, s->pos.cap[p][c]);
-        put_u8(&b, s->pos.to_move);
-        put_u8(&b, s->pos.chain);
-        put_u16(&b, s->pos.ply);
+        for (int c = 0; c < 3; c++) nn_put_u8(&b, s->pos.pool[c]);
+        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) nn_put_u8(&b, s->pos.cap[p][c]);
+        nn_put_u8(&b, s->pos.to_move);
+        nn_put_u8(&b, s->pos.chain);
+        nn_put_u16(&b, s->pos.ply);
         uint32_t zb;
         memcpy(&zb, &s->z, 4);
-        put_u32(&b, zb);
-        put_u8(&b, s->full);
-        put_u32(&b, s->gen);
-        put_u16(&b, s->origin);
-        put_u16(&b, s->nvisits);
-        for (int v = 0; v < s->nvisits; v++) { put_u32(&b, s->visits[v].move); put_u32(&b, s->visits[v].count); }
+        nn_put_u32(&b, zb);
+        nn_put_u8(&b, s->full);
+        nn_put_u32(&b, s->gen);
+        nn_put_u16(&b, s->origin);
+        nn_put_u16(&b, s->nvisits);
+        for (int v = 0; v < s->nvisits; v++) { nn_put_u32(&b, s->visits[v].move); nn_put_u32(&b, s->visits[v].count); }
     }
-    put_u32(&b, b.oom ? 0 : nn_crc32(0, b.p, b.n));
+    nn_put_u32(&b, b.oom ? 0 : nn_crc32(0, b.p, b.n));
     if (b.oom) { free(b.p); snprintf(err, errlen, "out of memory"); return -1; }
     *out = b.p;
     *len = b.n;
@@ -348,7 +322,7 @@ int tr_replay_encode(zz_board_kind board, long long first, const tr_sample *smp,
 
 int tr_replay_flush(tr_replay *r, char *err, size_t errlen) {
     if (!r->npending) return 0;
-    wbuf b = { 0 };
+    nn_wbuf b = { 0 };
     if (tr_replay_encode(r->board, r->total, r->pending, r->npending, &b.p, &b.n, err, errlen) != 0) return -1;
     char path[600];
     chunk_path(r, r->next_chunk, path, sizeof path);

@@ -1,5 +1,16 @@
-/* run.c — the training run: self-play, replay, SGD, refreshes, generations, evaluation, logs
- * and the progress picture (run.h). */
+/* run.c — the training run (run.h), in phases that tr_run calls in order:
+ *
+ *   open        check every option and file, then create a new run (random weights or --init) or
+ *               resume the one in OUTDIR, and open its logs;
+ *   start       the replay buffer (--pretrain games first), the live evaluator, the trainer, the
+ *               other ranks, self-play;
+ *   loop        games into the buffer, SGD at the ratio (self-play held while training is behind,
+ *               the learning-rate tail), refreshes, generation boundaries, status line, train.csv;
+ *   generation  (a boundary, from the loop) checkpoint, retention, evaluation, Elo, plot;
+ *   close       stop self-play and the other ranks, the final save, the result (tools/train prints
+ *               the summary and the false-resignation report from it), free.
+ *
+ * The state the phases share is run_ctx, below: each field says which phase owns it. */
 #include "train/run.h"
 #include "cuda/backend.h"
 #include "mcts/clock.h"
@@ -56,6 +67,92 @@ bool tr_run_in_lr_tail(const tr_run_config *c, double elapsed_s, long steps, lon
         (double)steps >= (double)c->max_steps - c->lr_tail * (double)(c->max_steps - start_steps)) return true;
     return false;
 }
+
+/* ---- the state of a session ------------------------------------------------------------------ */
+
+/* The figures behind the status line and train.csv (the loop's own). */
+typedef struct {
+    bool tty;                  /* stdout is a terminal: a live status line; else a line every 30 s at most */
+    double status_every;       /* seconds between status lines */
+    double last_flush, last_status, last_csv, last_plot;   /* when each was last done (mcts_now_s) */
+    double t_first_step;       /* this session's first SGD step (0: none yet): the step rate counts from it */
+    long long evals_prev, moves_prev, calls_prev;          /* the counters at the last status line */
+    long long csv_moves, csv_evals, csv_calls;             /* ... and at the last train.csv row */
+    double pl_sum, vl_sum;     /* the losses of the loss_n steps since the last train.csv row */
+    int loss_n;
+    double pl_ema, vl_ema;     /* the status line's smoothed losses (NAN before the first step) */
+} run_meter;
+
+/* One session of a run: what its phases share.  Each field: the phase that sets it up (and
+ * close, which frees it), and what holds of it. */
+typedef struct {
+    const tr_run_config *c;    /* the configuration (read only) */
+    tr_run_result *res;        /* the caller's result: open sets resumed, the loop the session's counts
+                                * and losses, close the rest */
+    tr_runstate st;            /* what run.state says: open loads or creates it; the loop counts games,
+                                * samples, steps and samples trained; a boundary moves the generation
+                                * (and the best); st.steps is latest.ckpt's whenever run.state is written */
+    tr_history hist;           /* the plot: open rebuilds it from the logs; the loop (losses) and the
+                                * boundaries (ratings, anchors) add to it */
+    FILE *csv, *elo;           /* train.csv and elo.csv, open for appending from open to close */
+    nn_model *m;               /* open's network, until start hands it to the trainer (NULL from then on) */
+    tr_replay rb;              /* the replay buffer, open while rb_open (start to close) */
+    bool rb_open;
+    tr_trainer tr;             /* SGD (start); tr.model is set once it is initialised */
+    mcts_evaluator *ev;        /* the live network self-play evaluates with (start) */
+    mcts_evaluator *search_ev; /* ev blended with random rollouts (--rollout-mix), else NULL (start) */
+    tr_selfplay *sp;           /* this process's self-play (start) */
+    tr_remote *rem;            /* self-play on other ranks (c->remote, maybe NULL) ... */
+    bool rem_started;          /* ... started by start: close must finish it */
+    bool remove_after;         /* start failed half-way through making a fresh run: close removes it */
+    double t0, sec0;           /* the session's start (mcts_now_s; reset when the loop starts) and the
+                                * run's seconds before this session */
+    long steps0;               /* the run's steps when this session's loop started */
+    long pub_steps;            /* the step of the weights self-play searches with */
+    long rem_pub_steps;        /* ... and of those last sent to the other ranks */
+    bool refresh_pending;      /* new weights wait for the live evaluator to take them */
+    bool ready;                /* the window holds min_samples: training may run */
+    bool held;                 /* self-play (here and on the ranks) is held: training is behind the ratio */
+    bool in_tail;              /* the session's learning-rate tail has begun */
+    run_meter meter;
+} run_ctx;
+
+/* ---- the story of a run ---------------------------------------------------------------------- */
+
+/* Open: every option and file the run will need checked before anything is written; a new run
+ * (random weights or --init: gen-0000.ckpt, best.ckpt, latest.ckpt, run.state) or the resumed one
+ * (its logs trimmed to its checkpoint); the logs opened.  0; -1 with a message, nothing held. */
+static int run_open(run_ctx *x, char *err, size_t errlen);
+/* Start: the replay buffer (--pretrain games first), the live evaluator, the trainer (on the GPU
+ * when it can), the other ranks and self-play.  0; -1 with a message (close frees what started). */
+static int run_start(run_ctx *x, char *err, size_t errlen);
+/* The loop: until a stop (time, steps, games, *c->stop): finished games into the buffer, SGD at
+ * the ratio, refreshes, generation boundaries, the status line, train.csv, the plot.  0 at a
+ * stop; -1 with a message. */
+static int run_loop(run_ctx *x, char *err, size_t errlen);
+/* A generation boundary (the step count just reached a multiple of gen_steps): checkpoint,
+ * retention, and every eval_every generations the evaluation, Elo and the plot.  0; -1 with a
+ * message. */
+static int run_generation(run_ctx *x, char *err, size_t errlen);
+/* Close: self-play and the other ranks stopped (their last games kept when rc is 0), the final
+ * save (buffer, latest.ckpt, run.state, plot), the result filled, everything freed.  rc, or -1
+ * with a message when rc was 0 and the final save failed. */
+static int run_close(run_ctx *x, int rc, char *err, size_t errlen);
+
+int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen) {
+    memset(res, 0, sizeof *res);
+    run_ctx x;
+    memset(&x, 0, sizeof x);
+    x.c = c;
+    x.res = res;
+    x.rem = c->remote;
+    if (run_open(&x, err, errlen) != 0) return -1;
+    int rc = run_start(&x, err, errlen);
+    if (rc == 0) rc = run_loop(&x, err, errlen);
+    return run_close(&x, rc, err, errlen);
+}
+
+/* ---- files ----------------------------------------------------------------------------------- */
 
 static bool file_exists(const char *p) {
     struct stat st;
@@ -154,12 +251,561 @@ static void load_history(tr_history *h, const char *dir) {
     if (f) fclose(f);
 }
 
+/* Write run.state alone (its steps must be latest.ckpt's).  0, or -1 with a message. */
+static int save_runstate(run_ctx *x, char *err, size_t errlen) {
+    char p[1100];
+    path_in(p, sizeof p, x->c->out, "run.state");
+    return tr_runstate_save(p, &x->st, err, errlen);
+}
+
+/* latest.ckpt (m, with its momenta, at st.steps), then run.state.  0, or -1 with a message. */
+static int save_state(run_ctx *x, nn_model *m, char *err, size_t errlen) {
+    char p[1100];
+    path_in(p, sizeof p, x->c->out, "latest.ckpt");
+    if (nn_checkpoint_save(p, m, x->st.steps, true, err, errlen) != 0) return -1;
+    return save_runstate(x, err, errlen);
+}
+
+/* ---- open ------------------------------------------------------------------------------------ */
+
+/* The options that contradict each other or OUTDIR's content (have: it holds a run), checked
+ * before anything is written.  0, or -1 with a message. */
+static int check_options(const tr_run_config *c, bool have, char *err, size_t errlen) {
+    if (c->require_run && c->fresh) {
+        snprintf(err, errlen, "--resume and --fresh contradict each other");
+        return -1;
+    }
+    if (c->require_run && !have) {
+        snprintf(err, errlen, "--resume: %s holds no run (run.state, latest.ckpt): check --out", c->out);
+        return -1;
+    }
+    if (c->pretrain[0] && !file_exists(c->pretrain)) {
+        snprintf(err, errlen, "--pretrain %s: %s", c->pretrain, strerror(errno));
+        return -1;
+    }
+    if (have && !c->fresh && c->pretrain[0]) {
+        snprintf(err, errlen, "--pretrain applies to a fresh run, and %s holds one: resume without --pretrain, or add --fresh",
+                 c->out);
+        return -1;
+    }
+    if (c->init[0] && c->arch_given) {
+        snprintf(err, errlen, "--init takes the architecture of its weights: drop --blocks/--channels");
+        return -1;
+    }
+    return 0;
+}
+
+/* A resumed run's best.ckpt must load and have the architecture of m (latest.ckpt's), or the
+ * first evaluation would fail long after the start.  0, or -1 with a message. */
+static int check_best(const tr_run_config *c, const nn_model *m, const char *latest, char *err, size_t errlen) {
+    char best[1100], why[512];
+    path_in(best, sizeof best, c->out, "best.ckpt");
+    nn_model *bm = nn_checkpoint_load(best, NN_F32, NULL, why, sizeof why);
+    if (!bm || !nn_config_same_arch(&bm->cfg, &m->cfg)) {
+        snprintf(err, errlen, "resume: %s: %s: replace it with the latest weights (cp %s %s) or start over with --fresh",
+                 best, bm ? "another architecture than the run's" : why, latest, best);
+        nn_model_free(bm);
+        return -1;
+    }
+    nn_model_free(bm);
+    return 0;
+}
+
+/* Resume the run in c->out: run.state, latest.ckpt (its steps are the truth) into x->m, its board
+ * and architecture checked against the options, best.ckpt checked, the logs trimmed to the
+ * checkpoint.  0, or -1 with a message (x->m NULL). */
+static int open_resume(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char statep[1100], latest[1100], why[512];
+    path_in(statep, sizeof statep, c->out, "run.state");
+    path_in(latest, sizeof latest, c->out, "latest.ckpt");
+    if (tr_runstate_load(statep, &x->st, why, sizeof why) != 0) { snprintf(err, errlen, "resume: %s", why); return -1; }
+    long step = 0;
+    nn_model *m = nn_checkpoint_load(latest, NN_F32, &step, why, sizeof why);
+    if (!m) { snprintf(err, errlen, "resume: %s", why); return -1; }
+    if ((int)m->cfg.board != (int)c->sp.board) {
+        snprintf(err, errlen, "resume: %s is a run on another board (use --fresh or another --out)", c->out);
+    } else if (c->arch_given && (m->cfg.blocks != c->blocks || m->cfg.channels != c->channels)) {
+        snprintf(err, errlen, "resume: %s is a run of a %d x %d network, not %d x %d: drop --blocks/--channels, "
+                 "or start over with --fresh (or another --out)", c->out, m->cfg.blocks, m->cfg.channels, c->blocks, c->channels);
+    } else if (check_best(c, m, latest, err, errlen) == 0) {
+        if (step != x->st.steps) x->st.steps = step;    /* the checkpoint is the truth for steps */
+        /* logs written after that checkpoint (a kill) go: time and steps never run backwards */
+        /* seconds: train.csv and run.state round them to 0.1 s, so a row may read up to 0.1 s late */
+        if (trim_log(c->out, "train.csv", 2, (double)x->st.steps, 1, x->st.seconds + 0.15, why, sizeof why) == 0 &&
+            trim_log(c->out, "elo.csv", 1, (double)x->st.generation, 0, 0, why, sizeof why) == 0) {
+            x->m = m;
+            x->res->resumed = 1;
+            return 0;
+        }
+        snprintf(err, errlen, "resume: %s", why);
+    }
+    nn_model_free(m);
+    return -1;
+}
+
+/* --init: the weights of c->init (their architecture; carried over to c->sp.board when they are
+ * another board's), with fresh momenta.  The network, or NULL with a message. */
+static nn_model *load_init(const tr_run_config *c, char *err, size_t errlen) {
+    char why[512];
+    nn_model *m = nn_checkpoint_load(c->init, NN_F32, NULL, why, sizeof why);
+    if (!m) { snprintf(err, errlen, "--init: %s", why); return NULL; }
+    if ((int)m->cfg.board != (int)c->sp.board) {      /* another board's network: carried over */
+        nn_board_shift s;
+        nn_model *t = nn_model_transfer(m, c->sp.board, &s, why, sizeof why);
+        int from = zz_board_get((zz_board_kind)m->cfg.board)->rings;
+        nn_model_free(m);
+        if (!(m = t)) {
+            snprintf(err, errlen, "--init: %s", why);
+            return NULL;
+        }
+        if (!c->quiet)
+            printf("zertz train: --init: the %d-ring network carried over to %d rings (trunk and policy head "
+                   "as they are; value head: %d of its %d cells mapped, %d new cells start at zero)\n",
+                   from, s.dst_cells, s.mapped, s.src_cells, s.dst_cells - s.mapped);
+    }
+    memset(m->mom, 0, m->nparams * m->esize);   /* fresh momenta */
+    return m;
+}
+
+/* A new run in c->out: random weights (or --init's) into x->m, saved as generation 0, best.ckpt
+ * and latest.ckpt, with run.state.  0, or -1 with a message (x->m NULL). */
+static int open_new(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char why[512];
+    nn_model *m;
+    if (c->init[0]) {           /* a fresh run from given weights: their architecture, no momenta */
+        if (!(m = load_init(c, err, errlen))) return -1;
+    } else {
+        nn_config nc;
+        nn_config_default(&nc, c->sp.board);
+        nc.blocks = c->blocks;
+        nc.channels = c->channels;
+        if (!(m = nn_model_create(&nc, NN_F32, c->seed, why, sizeof why))) {
+            snprintf(err, errlen, "network: %s", why);
+            return -1;
+        }
+    }
+    x->st.board = (int)c->sp.board;
+    x->st.blocks = m->cfg.blocks;
+    x->st.channels = m->cfg.channels;
+    char g0[1100], best[1100];
+    gen_path(g0, sizeof g0, c->out, 0);
+    path_in(best, sizeof best, c->out, "best.ckpt");
+    if (nn_checkpoint_save(g0, m, 0, false, why, sizeof why) || nn_checkpoint_save(best, m, 0, false, why, sizeof why) ||
+        save_state(x, m, why, sizeof why)) {
+        nn_model_free(m);
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    x->m = m;
+    return 0;
+}
+
+/* Open one log for appending, with its header line when the file is new.  NULL when it cannot. */
+static FILE *open_log(const char *dir, const char *name, const char *header) {
+    char p[1100];
+    path_in(p, sizeof p, dir, name);
+    bool is_new = !file_exists(p);
+    FILE *f = fopen(p, "a");
+    if (f && is_new) fprintf(f, "%s\n", header);
+    return f;
+}
+
+/* The plot history from the logs, and the logs opened.  0, or -1 with a message (none open). */
+static int open_logs(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    load_history(&x->hist, c->out);
+    x->csv = open_log(c->out, "train.csv", "seconds,steps,games,samples,buffer,positions_per_s,evals_per_s,batch_fill,"
+                                           "policy_loss,value_loss,lr,generation");
+    x->elo = open_log(c->out, "elo.csv", "generation,steps,opponent,games,wins,losses,draws,score,elo,elo_lo,elo_hi,rating");
+    if (x->csv && x->elo) return 0;
+    snprintf(err, errlen, "%s: cannot open the logs", c->out);
+    if (x->csv) fclose(x->csv);
+    if (x->elo) fclose(x->elo);
+    x->csv = x->elo = NULL;
+    tr_history_free(&x->hist);
+    return -1;
+}
+
+static int run_open(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char statep[1100], latest[1100], why[512];
+    path_in(statep, sizeof statep, c->out, "run.state");
+    path_in(latest, sizeof latest, c->out, "latest.ckpt");
+    bool have = file_exists(statep) || file_exists(latest);
+    if (check_options(c, have, err, errlen) != 0) return -1;
+    if (tr_mkdirs(c->out, why, sizeof why) != 0) { snprintf(err, errlen, "%s: %s", c->out, why); return -1; }
+    if (have && c->fresh) { remove_run(c->out); have = false; }
+    if (have && c->init[0]) {
+        snprintf(err, errlen, "--init starts a fresh run, but %s holds one: add --fresh (which deletes it) or use another --out",
+                 c->out);
+        return -1;
+    }
+    if (have && !c->resume) {
+        snprintf(err, errlen, "%s holds a run: resume it, or start over with --fresh (which deletes it)", c->out);
+        return -1;
+    }
+    if ((have ? open_resume(x, err, errlen) : open_new(x, err, errlen)) != 0) return -1;
+    if (open_logs(x, err, errlen) != 0) {
+        nn_model_free(x->m);
+        x->m = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- start ----------------------------------------------------------------------------------- */
+
+/* The replay buffer from OUTDIR/replay; a fresh run with --pretrain adds the human games first
+ * (trained at the usual ratio).  0, or -1 with a message. */
+static int start_buffer(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char p[1100], why[512];
+    path_in(p, sizeof p, c->out, "replay");
+    if (tr_replay_open(&x->rb, p, c->sp.board, c->window, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); return -1; }
+    x->rb_open = true;
+    if (!c->pretrain[0] || x->res->resumed) return 0;
+    tr_pretrain_stats ps;
+    if (tr_pretrain_load(c->pretrain, c->pretrain_games, &x->rb, &ps, why, sizeof why) != 0) {
+        snprintf(err, errlen, "--pretrain: %s", why);
+        x->remove_after = true;                 /* leave no half-made run behind */
+        return -1;
+    }
+    if (!c->quiet)
+        printf("zertz train: pretraining on %d games (%d samples) from %s; skipped %d on other boards, %d undecided, %d refused\n",
+               ps.games, ps.samples, c->pretrain, ps.skipped_board, ps.skipped_undecided, ps.refused);
+    if (tr_replay_flush(&x->rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); return -1; }
+    return 0;
+}
+
+/* The live evaluator on x->m's weights (the GPU when it can), and the rollout blend over it
+ * (--rollout-mix).  0, or -1 with a message. */
+static int start_evaluator(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char why[512];
+    if (!(x->ev = tr_live_eval_new(x->m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
+    if (!c->quiet && c->sp.teacher_iters > 0)
+        printf("zertz train: teacher mode: self-play by uct:%d (random rollouts), no network\n", c->sp.teacher_iters);
+    else if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(x->ev));
+    if (c->rollout_mix > 0 &&
+        !(x->search_ev = mcts_eval_mix_new(x->ev, false, c->rollout_mix, 1, c->seed * 7 + (uint64_t)x->st.steps))) {
+        snprintf(err, errlen, "evaluator: out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The trainer, taking x->m, its SGD schedule at st.steps; on the GPU unless it cannot start there.
+ * 0, or -1 with a message. */
+static int start_trainer(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char why[512];
+    nn_sgd sgd;
+    nn_sgd_default(&sgd);
+    sgd.lr = c->lr;
+    sgd.warmup = c->lr_warmup;
+    sgd.step = x->st.steps;
+    nn_model *m = x->m;
+    x->m = NULL;
+    if (tr_trainer_init(&x->tr, m, &sgd, c->batch, c->value_weight, c->seed * 31 + (uint64_t)x->st.steps + 1, why,
+                        sizeof why)) {
+        snprintf(err, errlen, "trainer: %s", why);
+        return -1;
+    }
+    if (zz_cuda_select(why, sizeof why)) {      /* SGD on the GPU too, unless it cannot start there */
+        const zzt_backend *be = zzt_cuda_backend(why, sizeof why);
+        if (!be || tr_trainer_use_backend(&x->tr, be, why, sizeof why) != 0)
+            fprintf(stderr, "zertz train: warning: training stays on the CPU: %s\n", why);
+    }
+    if (!c->quiet)
+        printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&x->tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
+    return 0;
+}
+
+/* Self-play: the other ranks first (with the trainer's weights), then this process's.  0, or -1
+ * with a message. */
+static int start_selfplay(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char why[512];
+    tr_selfplay_config spc = c->sp;
+    spc.seed = c->seed * 1000003ULL + (uint64_t)x->rb.total;   /* new games after a resume */
+    if (x->rem) {                               /* the other ranks start with the same weights */
+        nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
+        if (!cur || x->rem->start(x->rem->ctx, cur, &spc, c->rollout_mix, x->st.generation, x->st.steps, why, sizeof why) != 0) {
+            snprintf(err, errlen, "ranks: %s", why);
+            return -1;
+        }
+        x->rem_started = true;
+    }
+    if (!(x->sp = tr_selfplay_new(&spc, x->search_ev ? x->search_ev : x->ev, why, sizeof why)) ||
+        tr_selfplay_start(x->sp, why, sizeof why) != 0) {
+        snprintf(err, errlen, "self-play: %s", why);
+        return -1;
+    }
+    tr_selfplay_set_generation(x->sp, (uint32_t)x->st.generation);
+    x->st.samples = x->rb.total;
+    return 0;
+}
+
+static int run_start(run_ctx *x, char *err, size_t errlen) {
+    x->t0 = mcts_now_s();
+    x->sec0 = x->st.seconds;
+    x->pub_steps = x->rem_pub_steps = x->st.steps;
+    if (start_buffer(x, err, errlen) != 0 || start_evaluator(x, err, errlen) != 0 ||
+        start_trainer(x, err, errlen) != 0 || start_selfplay(x, err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- the loop -------------------------------------------------------------------------------- */
+
+static void fmt_time(char *buf, size_t len, double s) {
+    if (!(s >= 0) || s > 1e7) { snprintf(buf, len, "--"); return; }
+    long t = (long)s;
+    if (t >= 3600) snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+}
+
+/* The session's clock starts; the first status lines. */
+static void loop_begin(run_ctx *x) {
+    const tr_run_config *c = x->c;
+    run_meter *mt = &x->meter;
+    x->t0 = mcts_now_s();
+    x->steps0 = x->st.steps;
+    mt->last_flush = mt->last_status = mt->last_plot = mt->last_csv = x->t0;
+    /* a terminal gets a live status line; a log file one plain line every 30 s at most */
+    mt->tty = isatty(1);
+    mt->status_every = mt->tty ? c->status_every : fmax(c->status_every, 30.0);
+    mt->pl_ema = mt->vl_ema = NAN;
+    if (c->quiet) return;
+    printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d sims (fast %d, full %.0f%%), "
+           "batch %d, ratio %.1f, window %d%s\n",
+           c->out, zz_board_get(c->sp.board)->rings, x->tr.model->cfg.blocks, x->tr.model->cfg.channels,
+           c->sp.games_in_flight, c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
+           c->train_ratio, c->window, x->res->resumed ? " (resumed)" : "");
+    if (x->res->resumed)
+        printf("  resumed at step %ld, generation %d, %lld samples in %d-sample window (%lld ever)\n", x->st.steps,
+               x->st.generation, (long long)x->rb.count, c->window, x->rb.total);
+    fflush(stdout);
+}
+
+/* The games finished here and on the other ranks into the buffer (flushed every 2 s); a self-play
+ * failure is an error.  0, or -1 with a message. */
+static int collect_games(run_ctx *x, double t, char *err, size_t errlen) {
+    char why[512];
+    tr_game *g = tr_selfplay_take(x->sp);
+    while (g) {
+        tr_game *next = g->next;
+        if (g->nsamples && tr_replay_add(&x->rb, g->samples, g->nsamples, why, sizeof why) != 0) {
+            snprintf(err, errlen, "replay: %s", why);
+            while (g) { next = g->next; tr_game_free(g); g = next; }
+            return -1;
+        }
+        x->st.games++;
+        x->res->session_games++;
+        x->res->session_samples += g->nsamples;
+        tr_game_free(g);
+        g = next;
+    }
+    if (x->rem) {                               /* the other ranks' games */
+        long long rg = 0, rs = 0;
+        if (x->rem->poll(x->rem->ctx, &x->rb, &rg, &rs, why, sizeof why) != 0) { snprintf(err, errlen, "ranks: %s", why); return -1; }
+        x->st.games += rg;
+        x->res->session_games += rg;
+        x->res->session_samples += rs;
+    }
+    x->st.samples = x->rb.total;
+    if (t - x->meter.last_flush >= 2.0) {
+        if (tr_replay_flush(&x->rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); return -1; }
+        x->meter.last_flush = t;
+    }
+    const char *spe = tr_selfplay_error(x->sp);
+    if (spe) { snprintf(err, errlen, "self-play: %s", spe); return -1; }
+    return 0;
+}
+
+/* Has the session reached its end: *stop, --minutes, --steps, or its game count? */
+static bool loop_done(const run_ctx *x, double t) {
+    const tr_run_config *c = x->c;
+    return (c->stop && *c->stop) || (c->minutes > 0 && t - x->t0 >= c->minutes * 60) ||
+           (c->max_steps > 0 && x->st.steps >= c->max_steps) || (c->max_games > 0 && x->res->session_games >= c->max_games);
+}
+
+/* The ratio: trained samples follow train_ratio × generated samples.  Holds self-play (here and
+ * on the ranks) while training is more than 8 batches behind, releases it after.  Whether an SGD
+ * step may run now. */
+static bool pace(run_ctx *x) {
+    const tr_run_config *c = x->c;
+    double allowed = c->train_ratio * (double)x->rb.total;
+    x->ready = x->rb.count >= c->min_samples && x->rb.count > 0;
+    bool can = x->ready && (double)x->st.trained + c->batch <= allowed;
+    bool behind = x->ready && allowed - (double)x->st.trained > 8.0 * c->batch;
+    if (behind != x->held) {
+        tr_selfplay_hold(x->sp, behind);
+        if (x->rem) x->rem->hold(x->rem->ctx, behind);
+        x->held = behind;
+    }
+    return can;
+}
+
+/* The rest of the session at lr × lr_tail_factor, from its last lr_tail on. */
+static void enter_lr_tail(run_ctx *x) {
+    const tr_run_config *c = x->c;
+    x->in_tail = true;
+    nn_sgd_add_stage(&x->tr.sgd, x->tr.sgd.step, c->lr_tail_factor);
+    if (c->quiet) return;
+    if (x->meter.tty) printf("\n");
+    printf("zertz train: the last %.0f%% of the session at lr %.4g\n", 100 * c->lr_tail, nn_sgd_lr(&x->tr.sgd, x->tr.sgd.step));
+    fflush(stdout);
+}
+
+/* Refresh: the trainer's weights to the other ranks at once (refresh_now), and to this process's
+ * evaluator as soon as it has taken the previous ones (refresh_pending until then).  0, or -1
+ * with a message. */
+static int refresh(run_ctx *x, bool refresh_now, char *err, size_t errlen) {
+    char why[512];
+    if (refresh_now) x->refresh_pending = true;
+    if (refresh_now && x->rem && x->rem_pub_steps != x->st.steps) {   /* the other ranks: at once */
+        nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
+        if (!cur || x->rem->publish(x->rem->ctx, cur, x->st.generation, x->st.steps, why, sizeof why) != 0) {
+            snprintf(err, errlen, "ranks: %s", why);
+            return -1;
+        }
+        x->rem_pub_steps = x->st.steps;
+    }
+    if (!x->refresh_pending) return 0;
+    nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
+    int pr = cur ? tr_live_eval_publish(x->ev, cur, why, sizeof why) : -1;
+    if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); return -1; }
+    if (pr > 0) {
+        x->refresh_pending = false;
+        tr_selfplay_set_generation(x->sp, (uint32_t)x->st.generation);
+        x->pub_steps = x->st.steps;
+    }
+    return 0;
+}
+
+/* One SGD step, its losses counted; a generation boundary when the step count reaches one; the
+ * refresh every refresh_every steps (and at each generation).  0, or -1 with a message. */
+static int train_step(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    run_meter *mt = &x->meter;
+    char why[512];
+    x->res->last_lr = nn_sgd_lr(&x->tr.sgd, x->tr.sgd.step);
+    nn_loss_parts lp;
+    if (tr_trainer_step(&x->tr, &x->rb, &lp, NULL, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); return -1; }
+    if (mt->t_first_step == 0) mt->t_first_step = mcts_now_s();
+    x->st.steps++;
+    x->st.trained += c->batch;
+    mt->pl_sum += lp.policy; mt->vl_sum += lp.value; mt->loss_n++;
+    mt->pl_ema = isnan(mt->pl_ema) ? lp.policy : 0.95 * mt->pl_ema + 0.05 * lp.policy;
+    mt->vl_ema = isnan(mt->vl_ema) ? lp.value : 0.95 * mt->vl_ema + 0.05 * lp.value;
+    x->res->last_policy = lp.policy;
+    x->res->last_value = lp.value;
+    bool refresh_now = c->refresh_every > 0 && x->st.steps % c->refresh_every == 0;
+    if (c->gen_steps > 0 && x->st.steps % c->gen_steps == 0) {
+        if (run_generation(x, err, errlen) != 0) return -1;
+        refresh_now = true;
+    }
+    return refresh(x, refresh_now, err, errlen);
+}
+
+/* The counters behind a status line or a train.csv row. */
 typedef struct {
-    const tr_run_config *c;
-    tr_runstate st;
-    tr_history hist;
-    FILE *csv, *elo;
-} run_ctx;
+    long long evals, calls;    /* network evaluations and evaluator calls so far */
+    long long moves;           /* positions searched and played, every rank's */
+    long long own_games;       /* games this process finished */
+} run_counts;
+
+/* The status line: elapsed time, games, rates since the last line, steps, smoothed losses, buffer,
+ * generation, the time to the next evaluation, and the other ranks' part. */
+static void status_line(run_ctx *x, double t, const run_counts *k) {
+    const tr_run_config *c = x->c;
+    run_meter *mt = &x->meter;
+    long to_eval = c->eval_every > 0 && c->gen_steps > 0
+                       ? (long)c->gen_steps * c->eval_every - x->st.steps % ((long)c->gen_steps * c->eval_every) : -1;
+    /* the step rate since this session's first step (filling the buffer is not training) */
+    double step_rate = mt->t_first_step > 0 && t > mt->t_first_step ? (double)(x->st.steps - x->steps0) / (t - mt->t_first_step) : 0;
+    char eta[32], el[32];
+    fmt_time(eta, sizeof eta, to_eval >= 0 && step_rate > 0 ? to_eval / step_rate : -1);
+    fmt_time(el, sizeof el, x->sec0 + t - x->t0);
+    double dt = t - mt->last_status;
+    double pps = (double)(k->moves - mt->moves_prev) / dt, eps = (double)(k->evals - mt->evals_prev) / dt;
+    double fill = k->calls > mt->calls_prev ? (double)(k->evals - mt->evals_prev) / (double)(k->calls - mt->calls_prev) : 0;
+    /* "eval fill": positions per evaluator call (not the training batch) */
+    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
+           mt->tty ? "\r" : "", el, x->ready ? (x->held ? " (self-play waits for training)" : "") : " (filling the buffer)",
+           x->st.games, pps, eps, fill, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema,
+           x->rb.count, x->st.generation, eta, x->rem ? "" : mt->tty ? "   " : "\n");
+    if (x->rem) {
+        char rs[1024];
+        x->rem->status(x->rem->ctx, rs, sizeof rs, x->st.steps, k->own_games, x->st.generation, x->pub_steps);
+        printf("  | %s%s", rs, mt->tty ? "   " : "\n");
+    }
+    fflush(stdout);
+    mt->evals_prev = k->evals; mt->calls_prev = k->calls; mt->moves_prev = k->moves;
+    mt->last_status = t;
+}
+
+/* A train.csv row: rates and mean losses since the last row (the plot's loss history too). */
+static void csv_row(run_ctx *x, double t, const run_counts *k) {
+    run_meter *mt = &x->meter;
+    double dt = t - mt->last_csv;
+    double pps = (double)(k->moves - mt->csv_moves) / dt, eps = (double)(k->evals - mt->csv_evals) / dt;
+    double fill = k->calls > mt->csv_calls ? (double)(k->evals - mt->csv_evals) / (double)(k->calls - mt->csv_calls) : 0;
+    fprintf(x->csv, "%.1f,%ld,%lld,%lld,%d,%.1f,%.1f,%.2f,%.4f,%.4f,%.5f,%d\n", x->sec0 + t - x->t0, x->st.steps,
+            x->st.games, x->rb.total, x->rb.count, pps, eps, fill, mt->loss_n ? mt->pl_sum / mt->loss_n : NAN,
+            mt->loss_n ? mt->vl_sum / mt->loss_n : NAN, nn_sgd_lr(&x->tr.sgd, x->tr.sgd.step), x->st.generation);
+    fflush(x->csv);
+    if (mt->loss_n) tr_history_loss(&x->hist, (double)x->st.steps, mt->pl_sum / mt->loss_n, mt->vl_sum / mt->loss_n);
+    mt->pl_sum = mt->vl_sum = 0;
+    mt->loss_n = 0;
+    mt->csv_moves = k->moves; mt->csv_evals = k->evals; mt->csv_calls = k->calls;
+    mt->last_csv = t;
+}
+
+/* What is due at time t: the status line (every status_every s), a train.csv row (every 10 s),
+ * progress.png (every 30 s). */
+static void report(run_ctx *x, double t) {
+    run_meter *mt = &x->meter;
+    bool status_due = t - mt->last_status >= mt->status_every, csv_due = t - mt->last_csv >= 10.0;
+    if (status_due || csv_due) {
+        run_counts k = { tr_live_eval_count(x->ev), tr_live_eval_calls(x->ev), 0, 0 };
+        tr_selfplay_stats ss;
+        tr_selfplay_stats_get(x->sp, &ss);
+        k.own_games = ss.games;
+        k.moves = ss.moves + (x->rem ? x->rem->moves(x->rem->ctx) : 0);     /* positions of every rank */
+        if (!x->c->quiet && status_due) status_line(x, t, &k);
+        if (csv_due) csv_row(x, t, &k);
+    }
+    if (t - mt->last_plot >= 30.0) {
+        char p[1100], why[512];
+        path_in(p, sizeof p, x->c->out, "progress.png");
+        tr_plot_write(&x->hist, p, "zertz training", why, sizeof why);
+        mt->last_plot = t;
+    }
+}
+
+static int run_loop(run_ctx *x, char *err, size_t errlen) {
+    loop_begin(x);
+    for (;;) {
+        double t = mcts_now_s();
+        if (collect_games(x, t, err, errlen) != 0) return -1;
+        if (loop_done(x, t)) return 0;
+        bool can = pace(x);
+        if (can && !x->in_tail && tr_run_in_lr_tail(x->c, t - x->t0, x->st.steps, x->steps0)) enter_lr_tail(x);
+        if (can) {
+            if (train_step(x, err, errlen) != 0) return -1;
+        } else {
+            struct timespec ts = { 0, 2000000 };
+            nanosleep(&ts, NULL);
+        }
+        report(x, mcts_now_s());
+    }
+}
+
+/* ---- a generation boundary ------------------------------------------------------------------ */
 
 /* Elo as printed: a finite number, never "-0". */
 static double shown_elo(double e) { return e == 0 ? 0.0 : e; }
@@ -202,13 +848,6 @@ static int eval_match(run_ctx *x, const char *cand, const char *opp_spec, const 
     return 0;
 }
 
-/* Write run.state alone (its steps must be latest.ckpt's).  0, or -1 with a message. */
-static int save_runstate(run_ctx *x, char *err, size_t errlen) {
-    char p[1100];
-    path_in(p, sizeof p, x->c->out, "run.state");
-    return tr_runstate_save(p, &x->st, err, errlen);
-}
-
 /* The evaluation matches of the generation just checkpointed (latest.ckpt and run.state written):
  * against the best network (a new best when it scores over 0.55), uct and random. */
 static int evaluate(run_ctx *x, nn_model *m, char *err, size_t errlen) {
@@ -239,486 +878,115 @@ static int evaluate(run_ctx *x, nn_model *m, char *err, size_t errlen) {
     return 0;
 }
 
-static int save_state(run_ctx *x, nn_model *m, char *err, size_t errlen) {
-    char p[1100];
-    path_in(p, sizeof p, x->c->out, "latest.ckpt");
-    if (nn_checkpoint_save(p, m, x->st.steps, true, err, errlen) != 0) return -1;
-    return save_runstate(x, err, errlen);
-}
-
-static void fmt_time(char *buf, size_t len, double s) {
-    if (!(s >= 0) || s > 1e7) { snprintf(buf, len, "--"); return; }
-    long t = (long)s;
-    if (t >= 3600) snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-}
-
-int tr_run(const tr_run_config *c, tr_run_result *res, char *err, size_t errlen) {
-    memset(res, 0, sizeof *res);
-    run_ctx x;
-    memset(&x, 0, sizeof x);
-    x.c = c;
+static int run_generation(run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
     char p[1100], why[512];
-    char statep[1100], latest[1100];
-    path_in(statep, sizeof statep, c->out, "run.state");
-    path_in(latest, sizeof latest, c->out, "latest.ckpt");
-    bool have = file_exists(statep) || file_exists(latest);
-    /* everything the options ask for is checked before anything is written */
-    if (c->require_run && c->fresh) {
-        snprintf(err, errlen, "--resume and --fresh contradict each other");
+    x->st.generation++;
+    x->st.seconds = x->sec0 + (mcts_now_s() - x->t0);
+    gen_path(p, sizeof p, c->out, x->st.generation);
+    nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
+    if (!cur || tr_replay_flush(&x->rb, why, sizeof why) || nn_checkpoint_save(p, cur, x->st.steps, false, why, sizeof why) ||
+        save_state(x, cur, why, sizeof why)) {
+        snprintf(err, errlen, "checkpoint: %s", why);
         return -1;
     }
-    if (c->require_run && !have) {
-        snprintf(err, errlen, "--resume: %s holds no run (run.state, latest.ckpt): check --out", c->out);
-        return -1;
-    }
-    if (c->pretrain[0] && !file_exists(c->pretrain)) {
-        snprintf(err, errlen, "--pretrain %s: %s", c->pretrain, strerror(errno));
-        return -1;
-    }
-    if (have && !c->fresh && c->pretrain[0]) {
-        snprintf(err, errlen, "--pretrain applies to a fresh run, and %s holds one: resume without --pretrain, or add --fresh",
-                 c->out);
-        return -1;
-    }
-    if (c->init[0] && c->arch_given) {
-        snprintf(err, errlen, "--init takes the architecture of its weights: drop --blocks/--channels");
-        return -1;
-    }
-    if (tr_mkdirs(c->out, why, sizeof why) != 0) { snprintf(err, errlen, "%s: %s", c->out, why); return -1; }
-    if (have && c->fresh) { remove_run(c->out); have = false; }
-    if (have && c->init[0]) {
-        snprintf(err, errlen, "--init starts a fresh run, but %s holds one: add --fresh (which deletes it) or use another --out",
-                 c->out);
-        return -1;
-    }
-    if (have && !c->resume) {
-        snprintf(err, errlen, "%s holds a run: resume it, or start over with --fresh (which deletes it)", c->out);
-        return -1;
-    }
-    nn_config nc;
-    nn_config_default(&nc, c->sp.board);
-    nc.blocks = c->blocks;
-    nc.channels = c->channels;
-    nn_model *m = NULL;
-    if (have) {
-        if (tr_runstate_load(statep, &x.st, why, sizeof why) != 0) { snprintf(err, errlen, "resume: %s", why); return -1; }
-        long step = 0;
-        if (!(m = nn_checkpoint_load(latest, NN_F32, &step, why, sizeof why))) { snprintf(err, errlen, "resume: %s", why); return -1; }
-        if ((int)m->cfg.board != (int)c->sp.board) {
-            nn_model_free(m);
-            snprintf(err, errlen, "resume: %s is a run on another board (use --fresh or another --out)", c->out);
-            return -1;
-        }
-        if (c->arch_given && (m->cfg.blocks != c->blocks || m->cfg.channels != c->channels)) {
-            snprintf(err, errlen, "resume: %s is a run of a %d x %d network, not %d x %d: drop --blocks/--channels, "
-                     "or start over with --fresh (or another --out)", c->out, m->cfg.blocks, m->cfg.channels, c->blocks, c->channels);
-            nn_model_free(m);
-            return -1;
-        }
-        char best[1100];                                /* every file the run will need, checked now */
-        path_in(best, sizeof best, c->out, "best.ckpt");
-        nn_model *bm = nn_checkpoint_load(best, NN_F32, NULL, why, sizeof why);
-        if (!bm || !nn_config_same_arch(&bm->cfg, &m->cfg)) {
-            snprintf(err, errlen, "resume: %s: %s: replace it with the latest weights (cp %s %s) or start over with --fresh",
-                     best, bm ? "another architecture than the run's" : why, latest, best);
-            nn_model_free(bm);
-            nn_model_free(m);
-            return -1;
-        }
-        nn_model_free(bm);
-        if (step != x.st.steps) x.st.steps = step;      /* the checkpoint is the truth for steps */
-        /* logs written after that checkpoint (a kill) go: time and steps never run backwards */
-        /* seconds: train.csv and run.state round them to 0.1 s, so a row may read up to 0.1 s late */
-        if (trim_log(c->out, "train.csv", 2, (double)x.st.steps, 1, x.st.seconds + 0.15, why, sizeof why) != 0 ||
-            trim_log(c->out, "elo.csv", 1, (double)x.st.generation, 0, 0, why, sizeof why) != 0) {
-            nn_model_free(m);
-            snprintf(err, errlen, "resume: %s", why);
-            return -1;
-        }
-        res->resumed = 1;
-    } else {
-        if (c->init[0]) {       /* a fresh run from given weights: their architecture, no momenta */
-            if (!(m = nn_checkpoint_load(c->init, NN_F32, NULL, why, sizeof why))) {
-                snprintf(err, errlen, "--init: %s", why);
-                return -1;
-            }
-            if ((int)m->cfg.board != (int)c->sp.board) {      /* another board's network: carried over */
-                nn_board_shift s;
-                nn_model *t = nn_model_transfer(m, c->sp.board, &s, why, sizeof why);
-                int from = zz_board_get((zz_board_kind)m->cfg.board)->rings;
-                nn_model_free(m);
-                if (!(m = t)) {
-                    snprintf(err, errlen, "--init: %s", why);
-                    return -1;
-                }
-                if (!c->quiet)
-                    printf("zertz train: --init: the %d-ring network carried over to %d rings (trunk and policy head "
-                           "as they are; value head: %d of its %d cells mapped, %d new cells start at zero)\n",
-                           from, s.dst_cells, s.mapped, s.src_cells, s.dst_cells - s.mapped);
-            }
-            memset(m->mom, 0, m->nparams * m->esize);   /* fresh momenta */
-        } else if (!(m = nn_model_create(&nc, NN_F32, c->seed, why, sizeof why))) {
-            snprintf(err, errlen, "network: %s", why);
-            return -1;
-        }
-        x.st.board = (int)c->sp.board;
-        x.st.blocks = m->cfg.blocks;
-        x.st.channels = m->cfg.channels;
-        gen_path(p, sizeof p, c->out, 0);
-        char best[1100];
-        path_in(best, sizeof best, c->out, "best.ckpt");
-        if (nn_checkpoint_save(p, m, 0, false, why, sizeof why) || nn_checkpoint_save(best, m, 0, false, why, sizeof why) ||
-            save_state(&x, m, why, sizeof why)) {
-            nn_model_free(m);
-            snprintf(err, errlen, "%s", why);
-            return -1;
-        }
-    }
-    load_history(&x.hist, c->out);
-    path_in(p, sizeof p, c->out, "train.csv");
-    bool csv_new = !file_exists(p);
-    x.csv = fopen(p, "a");
-    if (x.csv && csv_new)
-        fprintf(x.csv, "seconds,steps,games,samples,buffer,positions_per_s,evals_per_s,batch_fill,policy_loss,value_loss,lr,generation\n");
-    path_in(p, sizeof p, c->out, "elo.csv");
-    bool elo_new = !file_exists(p);
-    x.elo = fopen(p, "a");
-    if (x.elo && elo_new) fprintf(x.elo, "generation,steps,opponent,games,wins,losses,draws,score,elo,elo_lo,elo_hi,rating\n");
-    if (!x.csv || !x.elo) {
-        snprintf(err, errlen, "%s: cannot open the logs", c->out);
-        if (x.csv) fclose(x.csv);
-        if (x.elo) fclose(x.elo);
-        nn_model_free(m);
-        tr_history_free(&x.hist);
-        return -1;
-    }
+    int old = x->st.generation - c->keep_generations;  /* retention: the newest keep_generations, every 10th */
+    if (c->keep_generations > 0 && old > 0 && old % 10 != 0) { gen_path(p, sizeof p, c->out, old); unlink(p); }
+    if (c->eval_every <= 0 || x->st.generation % c->eval_every != 0) return 0;
+    tr_selfplay_hold(x->sp, 1);
+    if (evaluate(x, cur, why, sizeof why) != 0) { snprintf(err, errlen, "evaluation: %s", why); return -1; }
+    tr_selfplay_hold(x->sp, x->held);
+    path_in(p, sizeof p, c->out, "progress.png");
+    tr_plot_write(&x->hist, p, "zertz training", why, sizeof why);
+    x->meter.last_plot = mcts_now_s();
+    save_state(x, cur, why, sizeof why);
+    return 0;
+}
 
-    int rc = -1;
-    bool remove_after = false;
-    double t0 = mcts_now_s(), sec0 = x.st.seconds;
-    tr_replay rb;
-    memset(&rb, 0, sizeof rb);
-    bool rb_open = false;
-    tr_trainer tr;
-    memset(&tr, 0, sizeof tr);
-    mcts_evaluator *ev = NULL, *search_ev = NULL;   /* the live net; what self-play searches with */
-    tr_selfplay *sp = NULL;
-    tr_remote *rem = c->remote;
-    bool rem_started = false;
-    long pub_steps = x.st.steps;                /* the step of the weights self-play searches with */
-    long rem_pub_steps = x.st.steps;            /* ... and the step of those last sent to the ranks */
-    nn_sgd sgd;
-    nn_sgd_default(&sgd);
-    sgd.lr = c->lr;
-    sgd.warmup = c->lr_warmup;
-    sgd.step = x.st.steps;
-    path_in(p, sizeof p, c->out, "replay");
-    if (tr_replay_open(&rb, p, c->sp.board, c->window, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
-    rb_open = true;
-    if (c->pretrain[0] && !res->resumed) {      /* warm start: human games, trained at the usual ratio */
-        tr_pretrain_stats ps;
-        if (tr_pretrain_load(c->pretrain, c->pretrain_games, &rb, &ps, why, sizeof why) != 0) {
-            snprintf(err, errlen, "--pretrain: %s", why);
-            remove_after = true;                /* leave no half-made run behind */
-            goto out;
-        }
-        if (!c->quiet)
-            printf("zertz train: pretraining on %d games (%d samples) from %s; skipped %d on other boards, %d undecided, %d refused\n",
-                   ps.games, ps.samples, c->pretrain, ps.skipped_board, ps.skipped_undecided, ps.refused);
-        if (tr_replay_flush(&rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
-    }
-    if (!(ev = tr_live_eval_new(m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); goto out; }
-    if (!c->quiet && c->sp.teacher_iters > 0)
-        printf("zertz train: teacher mode: self-play by uct:%d (random rollouts), no network\n", c->sp.teacher_iters);
-    else if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(ev));
-    if (c->rollout_mix > 0 &&
-        !(search_ev = mcts_eval_mix_new(ev, false, c->rollout_mix, 1, c->seed * 7 + (uint64_t)x.st.steps))) {
-        snprintf(err, errlen, "evaluator: out of memory");
-        goto out;
-    }
-    nn_model *mm = m;
-    m = NULL;
-    if (tr_trainer_init(&tr, mm, &sgd, c->batch, c->value_weight, c->seed * 31 + (uint64_t)x.st.steps + 1, why, sizeof why)) {
-        snprintf(err, errlen, "trainer: %s", why);
-        goto out;
-    }
-    if (zz_cuda_select(why, sizeof why)) {      /* SGD on the GPU too, unless it cannot start there */
-        const zzt_backend *be = zzt_cuda_backend(why, sizeof why);
-        if (!be || tr_trainer_use_backend(&tr, be, why, sizeof why) != 0)
-            fprintf(stderr, "zertz train: warning: training stays on the CPU: %s\n", why);
-    }
-    if (!c->quiet) printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
-    tr_selfplay_config spc = c->sp;
-    spc.seed = c->seed * 1000003ULL + (uint64_t)rb.total;      /* new games after a resume */
-    if (rem) {                                  /* the other ranks start with the same weights */
-        nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
-        if (!cur || rem->start(rem->ctx, cur, &spc, c->rollout_mix, x.st.generation, x.st.steps, why, sizeof why) != 0) {
-            snprintf(err, errlen, "ranks: %s", why);
-            goto out;
-        }
-        rem_started = true;
-    }
-    if (!(sp = tr_selfplay_new(&spc, search_ev ? search_ev : ev, why, sizeof why)) || tr_selfplay_start(sp, why, sizeof why) != 0) {
-        snprintf(err, errlen, "self-play: %s", why);
-        goto out;
-    }
-    tr_selfplay_set_generation(sp, (uint32_t)x.st.generation);
-    x.st.samples = rb.total;
-    t0 = mcts_now_s();
-    double last_flush = t0, last_status = t0, last_plot = t0, last_csv = t0;
-    /* a terminal gets a live status line; a log file one plain line every 30 s at most */
-    bool tty = isatty(1);
-    double t_first_step = 0;
-    double status_every = tty ? c->status_every : fmax(c->status_every, 30.0);
-    long long evals_prev = 0, moves_prev = 0, calls_prev = 0, csv_moves = 0, csv_evals = 0, csv_calls = 0;
-    double pl_sum = 0, vl_sum = 0;
-    int loss_n = 0;
-    double pl_ema = NAN, vl_ema = NAN;
-    long steps0 = x.st.steps;
-    bool refresh_pending = false, held = false, in_tail = false;
-    if (!c->quiet) {
-        printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d sims (fast %d, full %.0f%%), "
-               "batch %d, ratio %.1f, window %d%s\n",
-               c->out, zz_board_get(c->sp.board)->rings, tr.model->cfg.blocks, tr.model->cfg.channels,
-               c->sp.games_in_flight, c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
-               c->train_ratio, c->window, res->resumed ? " (resumed)" : "");
-        if (res->resumed)
-            printf("  resumed at step %ld, generation %d, %lld samples in %d-sample window (%lld ever)\n", x.st.steps,
-                   x.st.generation, (long long)rb.count, c->window, rb.total);
-        fflush(stdout);
-    }
-    for (;;) {
-        double t = mcts_now_s();
-        /* finished games into the replay buffer */
-        tr_game *g = tr_selfplay_take(sp);
+/* ---- close ----------------------------------------------------------------------------------- */
+
+/* Self-play stops: the games that ended while stopping go into the buffer (when rc is 0) and are
+ * counted, its figures go into the result; then the other ranks stop, after the buffer is flushed
+ * (what is finished is on disk first), their last games in the buffer when rc is 0.  Sets *rc to
+ * -1 with a message when it was 0 and this fails. */
+static void close_selfplay(run_ctx *x, int *rc, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char why[512];
+    if (x->sp) {
+        tr_selfplay_stop(x->sp);
+        tr_game *g = tr_selfplay_take(x->sp);
         while (g) {
             tr_game *next = g->next;
-            if (g->nsamples && tr_replay_add(&rb, g->samples, g->nsamples, why, sizeof why) != 0) {
-                snprintf(err, errlen, "replay: %s", why);
-                while (g) { next = g->next; tr_game_free(g); g = next; }
-                goto out;
-            }
-            x.st.games++;
-            res->session_games++;
-            res->session_samples += g->nsamples;
+            if (*rc == 0 && g->nsamples) tr_replay_add(&x->rb, g->samples, g->nsamples, why, sizeof why);
+            x->st.games++;
+            x->res->session_games++;
+            x->res->session_samples += g->nsamples;
             tr_game_free(g);
             g = next;
         }
-        if (rem) {                              /* the other ranks' games */
-            long long rg = 0, rs = 0;
-            if (rem->poll(rem->ctx, &rb, &rg, &rs, why, sizeof why) != 0) { snprintf(err, errlen, "ranks: %s", why); goto out; }
-            x.st.games += rg;
-            res->session_games += rg;
-            res->session_samples += rs;
-        }
-        x.st.samples = rb.total;
-        if (t - last_flush >= 2.0) {
-            if (tr_replay_flush(&rb, why, sizeof why) != 0) { snprintf(err, errlen, "replay: %s", why); goto out; }
-            last_flush = t;
-        }
-        const char *spe = tr_selfplay_error(sp);
-        if (spe) { snprintf(err, errlen, "self-play: %s", spe); goto out; }
-        bool stop = (c->stop && *c->stop) || (c->minutes > 0 && t - t0 >= c->minutes * 60) ||
-                    (c->max_steps > 0 && x.st.steps >= c->max_steps) || (c->max_games > 0 && res->session_games >= c->max_games);
-        if (stop) break;
+        tr_selfplay_stats_get(x->sp, &x->res->sp);
+        tr_selfplay_free(x->sp);
+        x->sp = NULL;
+    }
+    if (!x->rem_started) return;
+    if (tr_replay_flush(&x->rb, why, sizeof why) != 0 && *rc == 0) { snprintf(err, errlen, "replay: %s", why); *rc = -1; }
+    long long rg = 0, rs = 0;
+    int abrupt = c->stop && *c->stop;
+    if (x->rem->finish(x->rem->ctx, *rc == 0 ? &x->rb : NULL, abrupt, &rg, &rs, why, sizeof why) != 0 && *rc == 0) {
+        snprintf(err, errlen, "ranks: %s", why);
+        *rc = -1;
+    }
+    x->st.games += rg;
+    x->res->session_games += rg;
+    x->res->session_samples += rs;
+}
 
-        /* train at the ratio: trained samples follow ratio × generated samples */
-        double allowed = c->train_ratio * (double)rb.total;
-        bool ready = rb.count >= c->min_samples && rb.count > 0;
-        bool can = ready && (double)x.st.trained + c->batch <= allowed;
-        bool behind = ready && allowed - (double)x.st.trained > 8.0 * c->batch;
-        if (behind != held) {
-            tr_selfplay_hold(sp, behind);
-            if (rem) rem->hold(rem->ctx, behind);
-            held = behind;
-        }
-        if (can && !in_tail && tr_run_in_lr_tail(c, t - t0, x.st.steps, steps0)) {
-            in_tail = true;                     /* the rest of the session at a lower rate */
-            nn_sgd_add_stage(&tr.sgd, tr.sgd.step, c->lr_tail_factor);
-            if (!c->quiet) {
-                if (tty) printf("\n");
-                printf("zertz train: the last %.0f%% of the session at lr %.4g\n", 100 * c->lr_tail,
-                       nn_sgd_lr(&tr.sgd, tr.sgd.step));
-                fflush(stdout);
-            }
-        }
-        if (can) {
-            res->last_lr = nn_sgd_lr(&tr.sgd, tr.sgd.step);
-            nn_loss_parts lp;
-            if (tr_trainer_step(&tr, &rb, &lp, NULL, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); goto out; }
-            if (t_first_step == 0) t_first_step = mcts_now_s();
-            x.st.steps++;
-            x.st.trained += c->batch;
-            pl_sum += lp.policy; vl_sum += lp.value; loss_n++;
-            pl_ema = isnan(pl_ema) ? lp.policy : 0.95 * pl_ema + 0.05 * lp.policy;
-            vl_ema = isnan(vl_ema) ? lp.value : 0.95 * vl_ema + 0.05 * lp.value;
-            res->last_policy = lp.policy;
-            res->last_value = lp.value;
-            bool refresh_now = c->refresh_every > 0 && x.st.steps % c->refresh_every == 0;
-            if (c->gen_steps > 0 && x.st.steps % c->gen_steps == 0) {
-                x.st.generation++;
-                x.st.seconds = sec0 + (mcts_now_s() - t0);
-                gen_path(p, sizeof p, c->out, x.st.generation);
-                nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
-                if (!cur || tr_replay_flush(&rb, why, sizeof why) || nn_checkpoint_save(p, cur, x.st.steps, false, why, sizeof why) ||
-                    save_state(&x, cur, why, sizeof why)) {
-                    snprintf(err, errlen, "checkpoint: %s", why);
-                    goto out;
-                }
-                int old = x.st.generation - c->keep_generations;
-                if (c->keep_generations > 0 && old > 0 && old % 10 != 0) { gen_path(p, sizeof p, c->out, old); unlink(p); }
-                refresh_now = true;
-                if (c->eval_every > 0 && x.st.generation % c->eval_every == 0) {
-                    tr_selfplay_hold(sp, 1);
-                    if (evaluate(&x, cur, why, sizeof why) != 0) { snprintf(err, errlen, "evaluation: %s", why); goto out; }
-                    tr_selfplay_hold(sp, held);
-                    path_in(p, sizeof p, c->out, "progress.png");
-                    tr_plot_write(&x.hist, p, "zertz training", why, sizeof why);
-                    last_plot = mcts_now_s();
-                    save_state(&x, cur, why, sizeof why);
-                }
-            }
-            if (refresh_now) refresh_pending = true;
-            if (refresh_now && rem && rem_pub_steps != x.st.steps) {   /* the other ranks: at once */
-                nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
-                if (!cur || rem->publish(rem->ctx, cur, x.st.generation, x.st.steps, why, sizeof why) != 0) {
-                    snprintf(err, errlen, "ranks: %s", why);
-                    goto out;
-                }
-                rem_pub_steps = x.st.steps;
-            }
-            if (refresh_pending) {
-                nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
-                int pr = cur ? tr_live_eval_publish(ev, cur, why, sizeof why) : -1;
-                if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); goto out; }
-                if (pr > 0) {
-                    refresh_pending = false;
-                    tr_selfplay_set_generation(sp, (uint32_t)x.st.generation);
-                    pub_steps = x.st.steps;
-                }
-            }
-        } else {
-            struct timespec ts = { 0, 2000000 };
-            nanosleep(&ts, NULL);
-        }
-
-        t = mcts_now_s();
-        if (t - last_status >= status_every || t - last_csv >= 10.0) {
-            long long ev_now = tr_live_eval_count(ev), calls_now = tr_live_eval_calls(ev);
-            tr_selfplay_stats ss;
-            tr_selfplay_stats_get(sp, &ss);
-            long long own_games = ss.games;
-            if (rem) ss.moves += rem->moves(rem->ctx);      /* positions of every rank */
-            long to_eval = c->eval_every > 0 && c->gen_steps > 0
-                               ? (long)c->gen_steps * c->eval_every - x.st.steps % ((long)c->gen_steps * c->eval_every) : -1;
-            /* the step rate since this session's first step (filling the buffer is not training) */
-            double step_rate = t_first_step > 0 && t > t_first_step ? (double)(x.st.steps - steps0) / (t - t_first_step) : 0;
-            char eta[32], el[32];
-            fmt_time(eta, sizeof eta, to_eval >= 0 && step_rate > 0 ? to_eval / step_rate : -1);
-            fmt_time(el, sizeof el, sec0 + t - t0);
-            if (!c->quiet && t - last_status >= status_every) {
-                double dt = t - last_status;
-                double pps = (double)(ss.moves - moves_prev) / dt, eps = (double)(ev_now - evals_prev) / dt;
-                double fill = calls_now > calls_prev ? (double)(ev_now - evals_prev) / (double)(calls_now - calls_prev) : 0;
-                /* "eval fill": positions per evaluator call (not the training batch) */
-                printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
-                       tty ? "\r" : "", el, ready ? (held ? " (self-play waits for training)" : "") : " (filling the buffer)",
-                       x.st.games, pps, eps, fill, x.st.steps, isnan(pl_ema) ? 0.0 : pl_ema, isnan(vl_ema) ? 0.0 : vl_ema,
-                       rb.count, x.st.generation, eta, rem ? "" : tty ? "   " : "\n");
-                if (rem) {
-                    char rs[1024];
-                    rem->status(rem->ctx, rs, sizeof rs, x.st.steps, own_games, x.st.generation, pub_steps);
-                    printf("  | %s%s", rs, tty ? "   " : "\n");
-                }
-                fflush(stdout);
-                evals_prev = ev_now; calls_prev = calls_now; moves_prev = ss.moves;
-                last_status = t;
-            }
-            if (t - last_csv >= 10.0) {
-                double dt = t - last_csv;
-                double pps = (double)(ss.moves - csv_moves) / dt, eps = (double)(ev_now - csv_evals) / dt;
-                double fill = calls_now > csv_calls ? (double)(ev_now - csv_evals) / (double)(calls_now - csv_calls) : 0;
-                fprintf(x.csv, "%.1f,%ld,%lld,%lld,%d,%.1f,%.1f,%.2f,%.4f,%.4f,%.5f,%d\n", sec0 + t - t0, x.st.steps,
-                        x.st.games, rb.total, rb.count, pps, eps, fill, loss_n ? pl_sum / loss_n : NAN,
-                        loss_n ? vl_sum / loss_n : NAN, nn_sgd_lr(&tr.sgd, tr.sgd.step), x.st.generation);
-                fflush(x.csv);
-                if (loss_n) tr_history_loss(&x.hist, (double)x.st.steps, pl_sum / loss_n, vl_sum / loss_n);
-                pl_sum = vl_sum = 0;
-                loss_n = 0;
-                csv_moves = ss.moves; csv_evals = ev_now; csv_calls = calls_now;
-                last_csv = t;
-            }
-        }
-        if (t - last_plot >= 30.0) {
-            path_in(p, sizeof p, c->out, "progress.png");
-            tr_plot_write(&x.hist, p, "zertz training", why, sizeof why);
-            last_plot = t;
-        }
+/* The final save: the buffer flushed, latest.ckpt and run.state (when the trainer and the buffer
+ * were up), progress.png; a half-made fresh run removed.  Sets *rc as close_selfplay. */
+static void close_save(run_ctx *x, int *rc, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    char why[512];
+    if (x->rb_open) {
+        if (tr_replay_flush(&x->rb, why, sizeof why) != 0 && *rc == 0) { snprintf(err, errlen, "replay: %s", why); *rc = -1; }
+        x->st.samples = x->rb.total;
+        x->res->samples = x->rb.total;
     }
-    rc = 0;
-out:
-    if (sp) {
-        tr_selfplay_stop(sp);
-        tr_game *g = tr_selfplay_take(sp);      /* games that ended while stopping */
-        while (g) {
-            tr_game *next = g->next;
-            if (rc == 0 && g->nsamples) tr_replay_add(&rb, g->samples, g->nsamples, why, sizeof why);
-            x.st.games++;
-            res->session_games++;
-            res->session_samples += g->nsamples;
-            tr_game_free(g);
-            g = next;
-        }
-        tr_selfplay_stats_get(sp, &res->sp);
-        tr_selfplay_free(sp);
-    }
-    if (rem_started) {          /* what is finished is on disk first, then the other ranks stop */
-        if (tr_replay_flush(&rb, why, sizeof why) != 0 && rc == 0) { snprintf(err, errlen, "replay: %s", why); rc = -1; }
-        long long rg = 0, rs = 0;
-        int abrupt = c->stop && *c->stop;
-        if (rem->finish(rem->ctx, rc == 0 ? &rb : NULL, abrupt, &rg, &rs, why, sizeof why) != 0 && rc == 0) {
-            snprintf(err, errlen, "ranks: %s", why);
-            rc = -1;
-        }
-        x.st.games += rg;
-        res->session_games += rg;
-        res->session_samples += rs;
-    }
-    if (ev) res->evals = tr_live_eval_count(ev);
-    mcts_evaluator_free(search_ev);
-    if (rb_open) {
-        if (tr_replay_flush(&rb, why, sizeof why) != 0 && rc == 0) { snprintf(err, errlen, "replay: %s", why); rc = -1; }
-        x.st.samples = rb.total;
-        res->samples = rb.total;
-    }
-    x.st.seconds = sec0 + (mcts_now_s() - t0);
-    res->seconds = mcts_now_s() - t0;
-    if (tr.model) {
-        nn_model *cur = tr_trainer_model(&tr, why, sizeof why);
-        if (rb_open && (!cur || save_state(&x, cur, why, sizeof why) != 0) && rc == 0) {
+    x->st.seconds = x->sec0 + (mcts_now_s() - x->t0);
+    x->res->seconds = mcts_now_s() - x->t0;
+    if (x->tr.model) {
+        nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
+        if (x->rb_open && (!cur || save_state(x, cur, why, sizeof why) != 0) && *rc == 0) {
             snprintf(err, errlen, "checkpoint: %s", why);
-            rc = -1;
+            *rc = -1;
         }
+        char p[1100];
         path_in(p, sizeof p, c->out, "progress.png");
-        if (x.hist.n || x.hist.gn) tr_plot_write(&x.hist, p, "zertz training", why, sizeof why);
+        if (x->hist.n || x->hist.gn) tr_plot_write(&x->hist, p, "zertz training", why, sizeof why);
     }
-    if (remove_after) {
-        if (rb_open) tr_replay_close(&rb, why, sizeof why);
-        rb_open = false;
+    if (x->remove_after) {
+        if (x->rb_open) tr_replay_close(&x->rb, why, sizeof why);
+        x->rb_open = false;
         remove_run(c->out);
     }
-    res->steps = x.st.steps;
-    res->games = x.st.games;
-    res->generation = x.st.generation;
-    res->best_generation = x.st.best_generation;
-    if (rb_open) tr_replay_close(&rb, why, sizeof why);
-    tr_trainer_free(&tr);
-    mcts_evaluator_free(ev);
-    nn_model_free(m);
-    fclose(x.csv);
-    fclose(x.elo);
-    tr_history_free(&x.hist);
-    if (!c->quiet) printf("\n");
+}
+
+static int run_close(run_ctx *x, int rc, char *err, size_t errlen) {
+    char why[512];
+    close_selfplay(x, &rc, err, errlen);
+    if (x->ev) x->res->evals = tr_live_eval_count(x->ev);
+    mcts_evaluator_free(x->search_ev);
+    close_save(x, &rc, err, errlen);
+    x->res->steps = x->st.steps;
+    x->res->games = x->st.games;
+    x->res->generation = x->st.generation;
+    x->res->best_generation = x->st.best_generation;
+    if (x->rb_open) tr_replay_close(&x->rb, why, sizeof why);
+    tr_trainer_free(&x->tr);
+    mcts_evaluator_free(x->ev);
+    nn_model_free(x->m);
+    fclose(x->csv);
+    fclose(x->elo);
+    tr_history_free(&x->hist);
+    if (!x->c->quiet) printf("\n");
     return rc;
 }
