@@ -90,9 +90,9 @@ ifneq ($(wildcard $(DEPS_ROOT)/usr/include),)
   DEPS_LIB := $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu
   CFLAGS   += -isystem $(DEPS_ROOT)/usr/include
   LDFLAGS  += -L$(DEPS_LIB) -Wl,-rpath,$(DEPS_LIB)
-  export PKG_CONFIG_PATH := $(DEPS_LIB)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+  DEPS_PC  := PKG_CONFIG_PATH=$(DEPS_LIB)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 endif
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
+CHECK_LIBS := $(shell $(DEPS_PC) pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 STB_DIR := $(firstword $(wildcard /usr/include/stb) $(wildcard /usr/local/include/stb) $(wildcard $(DEPS_ROOT)/usr/include/stb))
 ifneq ($(STB_DIR),)
   CFLAGS += -isystem $(STB_DIR)
