@@ -299,7 +299,10 @@ static int cmd_send(mcts_agent *a, const char *cmd, char *err, size_t errlen) {
         return -1;
     }
     if (mcts_proc_send(&a->proc, cmd) == 0) return 0;
-    snprintf(err, errlen, "%s: cannot write to the program", a->program);
+    char why[160];                            /* most often it has exited: say how */
+    mcts_proc_end_reason(&a->proc, why, sizeof why);
+    snprintf(err, errlen, "%s: cannot write to the program (%s)", a->program, why);
+    mcts_proc_kill(&a->proc);
     return -1;
 }
 
