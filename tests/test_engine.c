@@ -478,6 +478,7 @@ START_TEST(tools_numeric_options_in_range) {
         { "analyse", "-m Wd4,g1 --sims 0", "--sims" }, { "analyse", "-m Wd4,g1 --time -5", "--time" },
         { "analyse", "-m Wd4,g1 --threads 0", "--threads" }, { "analyse", "-m Wd4,g1 --thresholds 0.3,0.2,0.1", "--thresholds" },
         { "analyse", "-m Wd4,g1 --rings 40", "--rings" }, { "analyse", "-m Wd4,g1 --temperature 0", "--temperature" },
+        { "strength", "--sprt 30,0", "--sprt" }, { "strength", "--sprt-alpha 0.7", "--sprt-alpha" },
         { "serve", "--port 70000", "--port" }, { "serve", "--threads 0", "--threads" },
         { "serve", "--idle-minutes -1", "--idle-minutes" }, { "serve", "--agent uct:0", "--agent" },
     };

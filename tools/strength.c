@@ -6,7 +6,11 @@
  *
  *   strength [--net CKPT|default] [--time MS | --sims N] [--games N] [--vs OPP]... [--previous CKPT]
  *            [--net-opts OPTS] [--rings N] [--parallel P] [--opening-plies K] [--seed S]
- *            [--early-stop N] [--markdown FILE] [--sgf DIR] [--quiet]
+ *            [--early-stop N] [--sprt ELO0,ELO1 [--sprt-alpha A] [--sprt-beta B]] [--markdown FILE]
+ *            [--sgf DIR] [--quiet]
+ *
+ * --sprt: a sequential probability ratio test per opponent (src/mcts/sprt.h), stopping as soon as
+ * it decides (--games is then the most it plays); its verdict and LLR are printed under the table.
  *
  * Opponents (--vs, repeatable; default uct, uct10, previous, random): `uct` is UCT at the same time
  * per move (or the same count), `uct10` at ten times it, `previous` the --previous network with
@@ -43,6 +47,11 @@ static void usage(FILE *f) {
             "  --seed S             openings and agents' seed (default 1)\n"
             "  --early-stop N       stop an opponent after N games once the interval excludes 50%%\n"
             "                       (default 20; 0 = play every game)\n"
+            "  --sprt ELO0,ELO1     a sequential probability ratio test per opponent: H0 Elo = ELO0\n"
+            "                       against H1 Elo = ELO1 (e.g. 0,30); stops when it decides, --games\n"
+            "                       being the most it plays (src/mcts/sprt.h)\n"
+            "  --sprt-alpha A       chance of accepting H1 when H0 holds (default 0.05)\n"
+            "  --sprt-beta B        chance of accepting H0 when H1 holds (default 0.05)\n"
             "  --markdown FILE      also write the table to FILE\n"
             "  --sgf DIR            write every game as Boardspace SGF into DIR/<opponent>/\n"
             "  --quiet              no line per game\n"
@@ -78,12 +87,14 @@ typedef struct {
     long time_ms, sims;
     int games, parallel, plies, early, quiet, rings;
     uint64_t seed;
+    bool use_sprt;
+    mcts_sprt sprt;
 } ladder_args;
 
 /* The options into a (defaults first).  -1 to go on; else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, ladder_args *a) {
     *a = (ladder_args){ .net = "default", .net_opts = "", .time_ms = 1000, .games = 100, .parallel = 2, .plies = 2,
-                        .early = 20, .rings = 37, .seed = 1 };
+                        .early = 20, .rings = 37, .seed = 1, .sprt = { 0, 0, 0.05, 0.05 } };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool ok = true;
@@ -110,6 +121,17 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
         else if (!strcmp(s, "--opening-plies")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 16, &a->plies);
         else if (!strcmp(s, "--early-stop")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 100000, &a->early);
         else if (!strcmp(s, "--seed")) ok = cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &a->seed);
+        else if (!strcmp(s, "--sprt")) {
+            const char *v = cli_value(TOOL, argc, argv, &i);
+            char why[160];
+            double keep_a = a->sprt.alpha, keep_b = a->sprt.beta;
+            if (!v) return 2;
+            if (mcts_sprt_parse(v, &a->sprt, why, sizeof why) != 0) return bad(s, why);
+            if (a->use_sprt) a->sprt.alpha = keep_a, a->sprt.beta = keep_b;
+            a->use_sprt = true;
+        }
+        else if (!strcmp(s, "--sprt-alpha")) ok = cli_double_opt(TOOL, argc, argv, &i, 0.001, 0.499, &a->sprt.alpha);
+        else if (!strcmp(s, "--sprt-beta")) ok = cli_double_opt(TOOL, argc, argv, &i, 0.001, 0.499, &a->sprt.beta);
         else if (!strcmp(s, "--rings")) ok = cli_rings_opt(TOOL, argc, argv, &i, &a->rings);
         else return cli_unknown(TOOL, s);
         if (!ok) return 2;
@@ -173,7 +195,8 @@ static int play_rung(const ladder_args *a, const char *cand, rung *g, int k, con
     c.ply_cap = MCTS_MATCH_PLY_CAP_DEFAULT;
     c.openings = op;
     c.nopenings = nop;
-    c.stop_early = a->early;
+    c.stop_early = a->use_sprt ? 0 : a->early;             /* the SPRT decides when to stop */
+    c.sprt = a->use_sprt ? &a->sprt : NULL;
     c.progress = a->quiet ? NULL : stderr;
     char dir[1100], err[512];
     if (a->sgf) {
@@ -225,6 +248,15 @@ static int report(const ladder_args *a, const rung *rungs) {
     char *table = make_table(a, rungs);
     if (!table) return bad("table", "out of memory");
     printf("\n%s", table);
+    for (int k = 0; a->use_sprt && k < a->nvs; k++) {
+        const mcts_match_result *r = &rungs[k].r;
+        double lo, hi;
+        mcts_sprt_bounds(a->sprt.alpha, a->sprt.beta, &lo, &hi);
+        printf("SPRT vs %s, H0 %+.0f Elo against H1 %+.0f (alpha %.3g, beta %.3g): %s after %d games, LLR %.2f in [%.2f, %.2f]\n",
+               rungs[k].name, a->sprt.elo0, a->sprt.elo1, a->sprt.alpha, a->sprt.beta,
+               r->sprt_decision == MCTS_SPRT_H1 ? "H1 accepted" : r->sprt_decision == MCTS_SPRT_H0 ? "H0 accepted" : "undecided",
+               r->games, r->sprt_llr, lo, hi);
+    }
     int errors = 0;
     for (int k = 0; k < a->nvs; k++) errors += rungs[k].r.errors;
     if (errors) printf("\n%d games ended by an agent error (scored as its loss)\n", errors);

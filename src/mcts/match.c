@@ -143,13 +143,16 @@ static void *worker_main(void *arg) {
         game_out *o = &sh->out[i];
         play_game(c, ag, i, o, err, sizeof err);
         if (o->error && !w->err[0]) snprintf(w->err, sizeof w->err, "game %d: %.200s", i, err);
-        if (c->stop_early > 0) {
+        if (c->stop_early > 0 || c->sprt) {
             pthread_mutex_lock(&sh->mu);
             if (o->winner_agent == 0) sh->done_w++;
             else if (o->winner_agent == 1) sh->done_l++;
             else sh->done_d++;
             mcts_elo e = mcts_elo_estimate(sh->done_w, sh->done_l, sh->done_d);
-            if (sh->done_w + sh->done_l + sh->done_d >= c->stop_early && (e.lo > 0 || e.hi < 0)) atomic_store(&sh->stop, 1);
+            if (c->stop_early > 0 && sh->done_w + sh->done_l + sh->done_d >= c->stop_early && (e.lo > 0 || e.hi < 0))
+                atomic_store(&sh->stop, 1);
+            if (c->sprt && mcts_sprt_decide(c->sprt, sh->done_w, sh->done_l, sh->done_d, NULL) != MCTS_SPRT_GOING)
+                atomic_store(&sh->stop, 1);
             pthread_mutex_unlock(&sh->mu);
         }
         if (c->progress) {
@@ -230,6 +233,7 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
         r->distinct += unique;
     }
     r->stopped_early = rc == 0 && r->games < c->games;
+    if (c->sprt) r->sprt_decision = mcts_sprt_decide(c->sprt, r->wins, r->losses, r->draws, &r->sprt_llr);
     pthread_mutex_destroy(&sh.mu);
     free(sh.out);
     free(w);

@@ -10,12 +10,14 @@
  *
  * Early stop: with stop_early > 0, once at least that many games have finished and the 95% Elo
  * interval of the finished games excludes 0 (50%), no new opening pair is started; the pairs in
- * progress are finished, and only the games played are counted. */
+ * progress are finished, and only the games played are counted.  With an SPRT (sprt.h), the same
+ * once its log-likelihood ratio leaves its bounds. */
 #ifndef MCTS_MATCH_H
 #define MCTS_MATCH_H
 
 #include "agent.h"
 #include "game/handicap.h"
+#include "sprt.h"
 #include <stdio.h>
 
 /* An opening: moves played from the start position before the agents decide. */
@@ -46,6 +48,7 @@ typedef struct mcts_match_config {
     const mcts_opening *openings;   /* games 2k, 2k+1 start with openings[k % nopenings]; NULL: none */
     int nopenings;
     int stop_early;            /* > 0: stop after this many games once the interval excludes 50% */
+    const mcts_sprt *sprt;     /* not NULL: stop (as stop_early does) once the SPRT decides */
     const zz_handicap *handicap;    /* Zertz+H: NULL none; else .player is the AGENT (0 A, 1 B) that
                                        receives .wgb in its captures in every game, whichever colour
                                        it plays; the SGF says SU[Zertz+H] */
@@ -60,7 +63,10 @@ typedef struct mcts_match_result {
     uint64_t sims[2];                    /* simulations (UCT iterations, PUCT playouts) A / B ran */
     uint64_t digest;                     /* of all games' moves (order-independent) */
     int distinct;                        /* games whose move sequences differ from every other's */
-    int stopped_early;                   /* the interval excluded 50% before all games were played */
+    int stopped_early;                   /* the interval excluded 50% (or the SPRT decided) before all
+                                            games were played */
+    int sprt_decision;                   /* with an SPRT: MCTS_SPRT_H0 / H1 when it decided, else GOING */
+    double sprt_llr;                     /* its LLR over the games counted */
     int errors;                          /* games ended by an agent error (scored as its loss) */
     char first_error[256];
 } mcts_match_result;
