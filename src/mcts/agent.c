@@ -1,5 +1,6 @@
-/* agent.c — spec parsing and the four kinds of player (see agent.h). */
+/* agent.c — spec parsing and the five kinds of player (see agent.h). */
 #include "agent.h"
+#include "ab.h"
 #include "game/handicap.h"
 #include "game/posstr.h"
 #include "mcts/clock.h"
@@ -16,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { AG_RANDOM, AG_UCT, AG_PUCT, AG_CMD };
+enum { AG_RANDOM, AG_UCT, AG_PUCT, AG_CMD, AG_AB };
 
 struct mcts_agent {
     int kind;
     char name[512];
-    uint64_t budget;               /* iterations / simulations */
+    uint64_t budget;               /* iterations / simulations / the ab agent's depth */
     double time_ms;                /* 0 = none */
     uint64_t spec_budget;          /* the spec's own budget and time */
     double spec_time_ms;
@@ -39,6 +40,7 @@ struct mcts_agent {
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
+    mcts_ab *ab;
     mcts_evaluator *ev;
     mcts_proc proc;
     char program[512];
@@ -48,10 +50,10 @@ struct mcts_agent {
     mcts_agent_stats stats;
 };
 
-enum { FOR_UCT = 1, FOR_PUCT = 2, FOR_BOTH = 3 };
+enum { FOR_UCT = 1, FOR_PUCT = 2, FOR_BOTH = 3, FOR_AB = 4, FOR_ALL = 7 };
 
-/* Every option of the uct and puct agents: the kinds it applies to, its range (whole numbers for
- * the integer ones) and a line of help. */
+/* Every option of the uct, puct and ab agents: the kinds it applies to, its range (whole numbers
+ * for the integer ones) and a line of help. */
 typedef struct agent_option {
     const char *key;
     int kinds;
@@ -62,9 +64,9 @@ typedef struct agent_option {
 
 static const agent_option OPTIONS[] = {
     { "threads", FOR_BOTH, 1, 256, true, "search threads (1: deterministic for a seed)" },
-    { "seed", FOR_BOTH, 0, 9007199254740992.0, true, "mixed into every game's seed" },
-    { "time", FOR_BOTH, 0, 3.6e6, false, "milliseconds per move (0: the budget counts)" },
-    { "game", FOR_BOTH, 0, 3.6e7, false, "milliseconds per game, spread over the moves (0: none)" },
+    { "seed", FOR_ALL, 0, 9007199254740992.0, true, "mixed into every game's seed" },
+    { "time", FOR_ALL, 0, 3.6e6, false, "milliseconds per move (0: the budget counts)" },
+    { "game", FOR_ALL, 0, 3.6e7, false, "milliseconds per game, spread over the moves (0: none)" },
     { "reuse", FOR_BOTH, 0, 1, true, "keep the subtree of the move played" },
     { "win", FOR_BOTH, 0, 1, true, "play an immediately winning move unsearched" },
     { "c", FOR_BOTH, 0, 100, false, "exploration constant" },
@@ -91,7 +93,7 @@ static const agent_option OPTIONS[] = {
 enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
 
 static const agent_option *find_option(const char *key, int kind) {
-    int want = kind == AG_UCT ? FOR_UCT : kind == AG_PUCT ? FOR_PUCT : 0;
+    int want = kind == AG_UCT ? FOR_UCT : kind == AG_PUCT ? FOR_PUCT : kind == AG_AB ? FOR_AB : 0;
     for (int i = 0; i < NOPTIONS; i++)
         if (!strcmp(OPTIONS[i].key, key) && (OPTIONS[i].kinds & want)) return &OPTIONS[i];
     return NULL;
@@ -171,7 +173,8 @@ static int parse_options(mcts_agent *a, char *opts, char *err, size_t errlen) {
         const char *k = tok, *val = eq + 1;
         const agent_option *o = find_option(k, a->kind);
         if (!o) {
-            snprintf(err, errlen, "unknown option '%s' for %s agents", k, a->kind == AG_UCT ? "uct" : "puct");
+            snprintf(err, errlen, "unknown option '%s' for %s agents", k,
+                     a->kind == AG_UCT ? "uct" : a->kind == AG_PUCT ? "puct" : "ab");
             return -1;
         }
         char *end;
@@ -348,10 +351,14 @@ static int cmd_start(mcts_agent *a, char *err, size_t errlen) {
     return cmd_command(a, "info", err, errlen);
 }
 
-/* The budget and options after "uct:" or "puct:WEIGHTS:" (body is modified). */
+/* The budget and options after "uct:", "puct:WEIGHTS:" or "ab:" (body is modified). */
 static int parse_search(mcts_agent *a, char *body, char *err, size_t errlen) {
     char *opts = strchr(body, ',');
     if (opts) *opts++ = 0;
+    if (a->kind == AG_AB && !parse_count(body, MCTS_AB_MAX_DEPTH, &a->budget)) {
+        snprintf(err, errlen, "ab:DEPTH needs a depth from 1 to %d, not '%s'", MCTS_AB_MAX_DEPTH, body);
+        return -1;
+    }
     if (a->kind == AG_UCT && !parse_count(body, MCTS_UCT_MAX_ITERS, &a->budget)) {
         snprintf(err, errlen, "uct:ITERS needs a count from 1 to %llu, not '%s'", (unsigned long long)MCTS_UCT_MAX_ITERS, body);
         return -1;
@@ -391,7 +398,11 @@ static int parse_spec(mcts_agent *a, const char *spec, char *err, size_t errlen)
         a->kind = AG_PUCT;
         return parse_search(a, buf + 5, err, errlen);
     }
-    snprintf(err, errlen, "unknown agent '%s' (random, uct:ITERS, puct:WEIGHTS:SIMS, cmd:PROGRAM)", spec);
+    if (!strncmp(buf, "ab:", 3)) {
+        a->kind = AG_AB;
+        return parse_search(a, buf + 3, err, errlen);
+    }
+    snprintf(err, errlen, "unknown agent '%s' (random, uct:ITERS, puct:WEIGHTS:SIMS, ab:DEPTH, cmd:PROGRAM)", spec);
     return -1;
 }
 
@@ -409,6 +420,13 @@ int mcts_agent_check_spec(const char *spec, char *err, size_t errlen) {
     return rc;
 }
 
+/* The ab agent's searcher, with the default table (seeded per game by newgame). */
+static mcts_ab *ab_new(void) {
+    mcts_ab_config c;
+    mcts_ab_config_default(&c);
+    return mcts_ab_new(&c);
+}
+
 mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, size_t errlen) {
     mcts_agent *a = calloc(1, sizeof *a);
     if (!a) { snprintf(err, errlen, "out of memory"); return NULL; }
@@ -416,6 +434,7 @@ mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, siz
     agent_defaults(a, AG_RANDOM, threads_default);
     if (parse_spec(a, spec, err, errlen) != 0) goto fail;
     if (a->kind == AG_CMD && cmd_start(a, err, errlen) != 0) goto fail;
+    if (a->kind == AG_AB && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); goto fail; }
     if (a->kind == AG_PUCT && make_eval(a, ZZ_B37, 1, err, errlen) != 0) {
         /* fail early on bad weights; "default" is resolved per board at newgame */
         if (strcmp(a->weights, "default")) goto fail;
@@ -438,6 +457,7 @@ void mcts_agent_free(mcts_agent *a) {
     }
     mcts_uct_free(a->uct);
     mcts_puct_free(a->puct);
+    mcts_ab_free(a->ab);
     mcts_evaluator_free(a->ev);
     free(a);
 }
@@ -454,7 +474,8 @@ static void help_option(FILE *f, const agent_option *o, const mcts_agent *u, con
     else if (du == dp) snprintf(dflt, sizeof dflt, "%g", du);
     else snprintf(dflt, sizeof dflt, "uct %g, puct %g", du, dp);
     fprintf(f, "  %-12s %-5s %-14s %s (default: %s)\n", o->key,
-            o->kinds == FOR_BOTH ? "" : o->kinds == FOR_UCT ? "uct" : "puct", range, o->help, dflt);
+            o->kinds == FOR_BOTH ? "" : o->kinds == FOR_ALL ? "all" : o->kinds == FOR_UCT ? "uct" : "puct", range,
+            o->help, dflt);
 }
 
 void mcts_agent_help(FILE *f) {
@@ -463,12 +484,15 @@ void mcts_agent_help(FILE *f) {
                "  uct:ITERS[,opt=v...]          UCT with random rollouts, ITERS iterations a move (1..%llu)\n"
                "  puct:WEIGHTS:SIMS[,opt=v...]  PUCT, SIMS simulations a move (1..%llu); WEIGHTS: a checkpoint,\n"
                "                                default (the shipped network), uniform, rollout or rollout:K\n"
+               "  ab:DEPTH[,opt=v...]           alpha-beta to DEPTH plies (1..%d), iterative deepening; with\n"
+               "                                time=MS it stops when the time is out (src/mcts/ab.h)\n"
                "  cmd:PROGRAM                   an engine speaking src/engine/PROTOCOL.md, run with /bin/sh -c; it\n"
                "                                loses the game when an answer takes longer than %s\n"
                "                                milliseconds (default %d; bestmove: plus the move's time)\n"
-               "options of uct and puct agents (comma-separated after the budget):\n",
-            (unsigned long long)MCTS_UCT_MAX_ITERS, (unsigned long long)MCTS_PUCT_MAX_SIMS, MCTS_CMD_TIMEOUT_ENV,
-            MCTS_CMD_TIMEOUT_DEFAULT_MS);
+               "options of uct and puct agents (comma-separated after the budget; ab agents take those\n"
+               "marked all):\n",
+            (unsigned long long)MCTS_UCT_MAX_ITERS, (unsigned long long)MCTS_PUCT_MAX_SIMS, MCTS_AB_MAX_DEPTH,
+            MCTS_CMD_TIMEOUT_ENV, MCTS_CMD_TIMEOUT_DEFAULT_MS);
     mcts_agent *u = calloc(1, sizeof *u), *p = calloc(1, sizeof *p);
     if (!u || !p) { free(u); free(p); return; }
     agent_defaults(u, AG_UCT, 1);
@@ -482,7 +506,7 @@ const char *mcts_agent_name(const mcts_agent *a) { return a->name; }
 const mcts_agent_stats *mcts_agent_get_stats(const mcts_agent *a) { return &a->stats; }
 
 void mcts_agent_set_budget(mcts_agent *a, uint64_t sims, double time_ms) {
-    a->budget = sims ? sims : a->spec_budget;
+    a->budget = sims && a->kind != AG_AB ? sims : a->spec_budget;      /* ab: the depth stays */
     a->time_ms = time_ms > 0 ? time_ms : sims ? 0 : a->spec_time_ms;
 }
 
@@ -511,6 +535,9 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;
         mcts_puct_set_root(a->puct, start);
+        return 0;
+    case AG_AB:
+        mcts_ab_clear(a->ab, s);
         return 0;
     case AG_CMD: {
         char cmd[64];
@@ -603,6 +630,13 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     case AG_CMD:
         if (cmd_bestmove(a, p, tms, m, err, errlen) != 0) return -1;
         break;
+    case AG_AB: {
+        mcts_ab_result r;
+        mcts_ab_search(a->ab, p, (int)a->budget, tms, &r);
+        *m = r.move;
+        a->stats.sims += r.nodes;
+        break;
+    }
     }
     if (!*m || !zz_is_legal(p, *m)) { snprintf(err, errlen, "%s chose no legal move", a->name); return -1; }
     double dt = mcts_now_s() - t0;
@@ -664,4 +698,5 @@ const mcts_tree *mcts_agent_tree(const mcts_agent *a) {
 void mcts_agent_stop(mcts_agent *a) {
     if (a->uct) mcts_uct_stop(a->uct);
     if (a->puct) mcts_puct_stop(a->puct);
+    if (a->ab) mcts_ab_stop(a->ab);
 }

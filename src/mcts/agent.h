@@ -6,6 +6,10 @@
  *                              network checkpoint file (src/nn, run on the CPU), or `default`: the
  *                              shipped network for the game's board (mcts_default_weights); SIMS
  *                              from 1 to MCTS_PUCT_MAX_SIMS
+ *   ab:DEPTH[,opt=v...]        alpha-beta (ab.h): iterative deepening to DEPTH plies (1 to
+ *                              MCTS_AB_MAX_DEPTH) or until time=MS is out; options time, game and
+ *                              seed only; a simulation budget (mcts_agent_set_budget) leaves the
+ *                              depth as it is; it cannot analyse (no tree)
  *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md), run with
  *                              /bin/sh -c (so PROGRAM may hold arguments, commas included)
  *

@@ -1,0 +1,76 @@
+/* ab.h — alpha-beta search: a classical yardstick player (the agent spec ab:DEPTH, agent.h).
+ *
+ * Iterative deepening from depth 1 to the asked depth (or until the time runs out), negamax with
+ * alpha-beta and a principal-variation search (null windows after the first move), capture
+ * quiescence, a transposition table, and move ordering by the table's move, two killer moves a
+ * ply and a history table.  Depends on src/game only.
+ *
+ * Invariants:
+ *   - A score is from the point of view of the player to move in the position searched
+ *     (p->to_move).  A child where the same player moves again (the next jump of a chain) is
+ *     searched with the same window and keeps its sign; any other child (the turn passed, or the
+ *     game ended) with the negated window, and its score is negated.  A finished game scores from
+ *     its own p->to_move's view, which makes both cases come out right.
+ *   - A finished game is +-(MCTS_AB_WIN - ply), ply = moves (placements and single jumps) from the
+ *     root: a faster win scores higher, a slower loss less badly; a draw (ply cap) is 0.
+ *   - Every move (a placement or one jump) is one ply of depth.  At depth 0 a position with a
+ *     capture pending is not quiet: quiescence plays every jump (captures are compulsory, so there
+ *     is no "stand pat") until a quiet position, which the static evaluation scores.
+ *   - The transposition table is keyed by zz_hash (the whole state: rings, marbles, pool,
+ *     captures, mover, chain); an entry holds the depth it was searched to, the bound (exact,
+ *     lower, upper), the best move and the score, with win scores stored relative to the entry's
+ *     position (so that they stay right at any ply).  A move from the table is only tried when it
+ *     is in the position's legal list (a hash collision can never play an illegal move).
+ *   - Time: the clock is read every 1024 nodes; a search stopped (time or mcts_ab_stop) keeps the
+ *     move of its last completed depth, or a root move that the unfinished depth already proved
+ *     better (searched to the end after the previous best move); with no completed depth, the best
+ *     move of what depth 1 searched.  A new depth is not started once half the time is spent.
+ *   - Deterministic: the same position, depth, seed and table state give the same move. */
+#ifndef MCTS_AB_H
+#define MCTS_AB_H
+
+#include "game/position.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    MCTS_AB_MAX_DEPTH = 64,      /* deepest nominal search */
+    MCTS_AB_MAX_PLY = 160,       /* deepest ply from the root, quiescence included */
+    MCTS_AB_WIN = 30000,         /* a win at the root; a win n plies away is MCTS_AB_WIN - n */
+    MCTS_AB_TT_LOG2_DEFAULT = 20 /* 2^20 table entries of 16 bytes: 16 MiB */
+};
+
+typedef struct mcts_ab mcts_ab;
+
+typedef struct mcts_ab_config {
+    int tt_log2;                 /* 2^tt_log2 table entries, 10..28; 0: no transposition table */
+    uint64_t seed;               /* shuffles the root moves before depth 1 (0: generation order) */
+} mcts_ab_config;
+
+typedef struct mcts_ab_result {
+    zz_move move;                /* the move to play (ZZ_MOVE_NONE only when the game is over) */
+    int score;                   /* its score, from the mover's view */
+    int depth;                   /* the last depth completed (0: none; the move is depth 1's best so far) */
+    uint64_t nodes;              /* positions visited (search and quiescence) */
+    uint64_t qnodes;             /* of which in quiescence */
+    double seconds;
+    bool stopped;                /* the time ran out (or mcts_ab_stop) before the asked depth */
+} mcts_ab_result;
+
+void mcts_ab_config_default(mcts_ab_config *c);
+/* A searcher (its tables and move stack); NULL when out of memory. */
+mcts_ab *mcts_ab_new(const mcts_ab_config *c);
+void mcts_ab_free(mcts_ab *s);
+/* Forget the transposition table, killers and history (a new game), and take a new seed. */
+void mcts_ab_clear(mcts_ab *s, uint64_t seed);
+/* Search p to `depth` plies (1..MCTS_AB_MAX_DEPTH) or for time_ms milliseconds (0: no limit).
+ * 0 with the result, or -1 when p is over (no move) or depth is out of range. */
+int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_ab_result *r);
+/* Ask a running search to stop soon (safe from another thread).  Each search starts unstopped. */
+void mcts_ab_stop(mcts_ab *s);
+
+/* The static evaluation of a quiet position from the mover's view (mcts_ab.c describes the
+ * terms): material weighted toward each side's nearest winning set, and a mobility term. */
+int mcts_ab_evaluate(const zz_pos *p);
+
+#endif
