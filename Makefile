@@ -13,6 +13,7 @@
 #   make strength   the strength ladder of the shipped network (tools/strength; STRENGTH_ARGS="...")
 #   make test-asan  the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-tsan  the suites under ThreadSanitizer
+#   make fuzz       libFuzzer + ASan/UBSan on every parser of outside input, FUZZ_SECONDS=N each (tests/fuzz/run.sh)
 #
 # Variables: CC, OPT (default -O3 -march=native), NVCC, MPICC, BOARDSPACE_DIR (for the parity tests),
 # NP and MPIRUN_ARGS (make train-mpi), NO_APT=1 (never call apt-get), DEPS_DIR (carried packages).
@@ -117,7 +118,12 @@ endif
 ifeq ($(CUDA_OK),yes)
   CU_SRC   := $(wildcard src/cuda/*.cu)
   CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
-  NVFLAGS  ?= -O3 -std=c++17 -Isrc -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  # Code for sm_80 (A100), sm_86 (A10, RTX 30xx), sm_89 (L4, L40, RTX 40xx), sm_90 (H100, H200), and
+  # compute_90 PTX that the driver compiles for newer GPUs (device.cu refuses a GPU with none of these).
+  # -fmad=false: a*b+c is never contracted into an FMA, as in gcc's -std=c11 build of the same kernel
+  # bodies (train_kernels.h, emulated by train_emu.c); an fmaf written out stays an FMA on both.
+  NVFLAGS  ?= -O3 -std=c++17 -fmad=false -Isrc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 \
+              -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
   CUDA_LIB := $(abspath $(dir $(CUDART)))
   CFLAGS   += -DZZ_HAVE_CUDA=1
   LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++
@@ -134,6 +140,7 @@ TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
 .PHONY: all info deps-fetch gpu-report test test-web bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
+.PHONY: fuzz
 all: info $(LIB) $(TOOLS)
 
 
@@ -260,6 +267,9 @@ SAN_WARN := -Wno-format-truncation
 
 test-asan:
 	$(MAKE) BUILD=build-asan TOOLDIR=build-asan/tools OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer $(SAN_WARN)" EXTRA_CFLAGS= NVCC= test
+
+fuzz:
+	FUZZ_SECONDS="$(FUZZ_SECONDS)" tests/fuzz/run.sh
 
 test-tsan:
 	$(MAKE) BUILD=build-tsan TOOLDIR=build-tsan/tools OPT="-O1 -fsanitize=thread $(SAN_WARN)" NVCC= test

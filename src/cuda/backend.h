@@ -20,7 +20,10 @@ extern "C" {
 #endif
 
 /* 1 when at least one CUDA device is usable (msg: "CUDA: <n> device(s), device 0: <name> ..."),
- * 0 otherwise (msg says why: built without CUDA, no driver, no device, ...).  Never aborts. */
+ * 0 otherwise (msg says why: built without CUDA, no driver, no device, or device 0 is a GPU this
+ * build has no code for: the Makefile's NVFLAGS name the architectures).  Never aborts.
+ * ZZ_CUDA_FAKE_NO_IMAGE=1 in the environment: device 0 is refused as if the build had no code for
+ * it (to test the CPU fallback of every user on a GPU machine). */
 int zz_cuda_available(char *msg, size_t n);
 /* 1 to use the GPU: zz_cuda_available() unless getenv("ZZ_BACKEND") is "cpu"; msg says which
  * backend and why ("cuda: NVIDIA H100 ..." or "cpu: <reason>"). */
@@ -51,6 +54,11 @@ void *zz_cuda_host_alloc(size_t bytes, char *err, size_t n);
 void zz_cuda_host_free(void *hptr);
 /* Wait for all work on the current device; 0 or -1 with the first asynchronous error. */
 int zz_cuda_sync(char *err, size_t n);
+
+/* Test hook: the next n kernel launches of the CUDA backend (the inference net's convolutions, the
+ * training kernels) fail, as CUDA refuses an empty grid (cudaErrorInvalidConfiguration: a real
+ * launch failure, during a graph capture too); n = 0 clears.  Without CUDA it does nothing. */
+void zz_cuda_test_fail_launches(int n);
 
 #ifdef __cplusplus
 }

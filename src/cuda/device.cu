@@ -1,15 +1,52 @@
 // device.cu — backend.h on CUDA: device discovery (safe without a GPU or driver: every runtime
-// call's status is checked and turned into a message, nothing aborts), device information, and
-// the thin memory layer (cudaMalloc / cudaFree / copies / pinned host memory with error strings).
+// call's status is checked and turned into a message, nothing aborts; a GPU this build has no code
+// for is refused), device information, the thin memory layer (cudaMalloc / cudaFree / copies /
+// pinned host memory with error strings), and the launch-failure test hook.
 #include "cuda/backend.h"
 #include "cuda/errors.cuh"
 #include <cuda_runtime.h>
+#include <atomic>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern "C" const char *zz_cuda_build(void) { return "cuda"; }
+
+// ---- can device 0 run this build's kernels? ------------------------------------------------------
+
+static __global__ void zz_probe_kernel(int *p)
+{
+    if (p) *p = 1;
+}
+
+// Whether this build carries code device 0 can run (a cubin of its architecture, or PTX the driver
+// can compile for it): asked once of a kernel's attributes, which loads its module for the device
+// (cudaErrorNoKernelImageForDevice / cudaErrorInvalidDeviceFunction / a PTX error when none fits).
+// Every .cu file is compiled with the same NVFLAGS, so this kernel answers for all of them.
+static cudaError_t image_status(void)
+{
+    static const cudaError_t status = [] {
+        cudaFuncAttributes a;
+        cudaError_t e = cudaFuncGetAttributes(&a, zz_probe_kernel);
+        (void)cudaGetLastError();
+        return e;
+    }();
+    return status;
+}
+
+// The compute capabilities this build has code for ("8.0 8.6 8.9 9.0"), from nvcc's list.
+static const char *build_archs(void)
+{
+    static char s[96];
+    static const int list[] = { __CUDA_ARCH_LIST__ };
+    if (!s[0]) {
+        size_t k = 0;
+        for (size_t i = 0; i < sizeof list / sizeof *list && k + 8 < sizeof s; i++)
+            k += (size_t)snprintf(s + k, sizeof s - k, "%s%d.%d", i ? " " : "", list[i] / 100, list[i] / 10 % 10);
+    }
+    return s;
+}
 
 extern "C" int zz_cuda_available(char *msg, size_t n)
 {
@@ -27,6 +64,13 @@ extern "C" int zz_cuda_available(char *msg, size_t n)
     cudaDeviceProp p;
     e = cudaGetDeviceProperties(&p, 0);
     if (e != cudaSuccess) { zz_cu_fail(e, "cudaGetDeviceProperties", msg, n); return 0; }
+    const char *fake = getenv("ZZ_CUDA_FAKE_NO_IMAGE");
+    e = fake && *fake && strcmp(fake, "0") ? cudaErrorNoKernelImageForDevice : image_status();
+    if (e != cudaSuccess) {
+        zz_cu_msg(msg, n, "%s (sm_%d%d) cannot run this build's kernels, made for %s (Makefile NVFLAGS): %s%s", p.name,
+                  p.major, p.minor, build_archs(), cudaGetErrorName(e), fake && *fake && strcmp(fake, "0") ? " (faked: ZZ_CUDA_FAKE_NO_IMAGE)" : "");
+        return 0;
+    }
     zz_cu_msg(msg, n, "CUDA: %d device(s), device 0: %s (sm_%d%d, %d SMs, %.1f GiB)", count, p.name, p.major,
             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / (1024.0 * 1024 * 1024));
     return 1;
@@ -119,4 +163,18 @@ extern "C" int zz_cuda_sync(char *err, size_t n)
 {
     cudaError_t e = cudaDeviceSynchronize();
     return e == cudaSuccess ? 0 : zz_cu_fail(e, "cudaDeviceSynchronize", err, n);
+}
+
+// ---- the launch-failure test hook ----------------------------------------------------------------
+
+static std::atomic<int> fail_launches{ 0 };
+
+extern "C" void zz_cuda_test_fail_launches(int n) { fail_launches.store(n > 0 ? n : 0); }
+
+extern "C" int zz_cu_take_fault(void)
+{
+    int k = fail_launches.load(std::memory_order_relaxed);
+    while (k > 0)
+        if (fail_launches.compare_exchange_weak(k, k - 1)) return 1;
+    return 0;
 }

@@ -24,4 +24,9 @@ static inline int zz_cu_fail(cudaError_t e, const char *what, char *msg, size_t 
     return -1;
 }
 
+// The launch-failure test hook (backend.h zz_cuda_test_fail_launches, device.cu): 1 when this
+// launch is to fail; the launcher then gives CUDA an empty grid, which it refuses with
+// cudaErrorInvalidConfiguration (a real failed launch, also inside a stream capture).
+extern "C" int zz_cu_take_fault(void);
+
 #endif

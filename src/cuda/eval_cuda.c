@@ -2,7 +2,9 @@
  * src/mcts/eval_nn.c: positions encoded on the CPU, the folded net run by zz_cuda_infer, priors the
  * softmax of the factorised policy over each position's legal moves (nn/policy.h), value the net's
  * tanh output for the mover.  mcts_eval_net_auto picks the GPU when one is usable (zz_cuda_select),
- * else the CPU evaluator.  Compiles and links without CUDA (the GPU constructors then fail). */
+ * else the CPU evaluator, and falls back to the CPU for good if the GPU fails later (a warning on
+ * stderr; the evaluator's name says so).  Compiles and links without CUDA (the GPU constructors
+ * then fail). */
 #include "cuda/infer_cuda.h"
 #include "cuda/backend.h"
 #include "mcts/eval_net.h"
@@ -81,13 +83,65 @@ mcts_evaluator *mcts_eval_cuda_new(const char *path, char *err, size_t errlen)
     return e;
 }
 
+/* mcts_eval_net_auto's GPU evaluator: the GPU one until it fails, then the CPU one from the same
+ * checkpoint, for good. */
+typedef struct {
+    mcts_evaluator *gpu, *cpu;   /* cpu: NULL until the GPU failed */
+    char *path;
+    char name[400];
+} auto_ctx;
+
+static int auto_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen)
+{
+    auto_ctx *c = self->ctx;
+    if (!c->cpu) {
+        char gerr[320];
+        if (mcts_evaluate(c->gpu, items, n, gerr, sizeof gerr) == 0) return 0;
+        char cerr[320];
+        if (!(c->cpu = mcts_eval_nn_new(c->path, cerr, sizeof cerr))) {
+            snprintf(err, errlen, "the GPU network failed (%.150s), and the CPU one could not start: %.150s", gerr, cerr);
+            return -1;
+        }
+        fprintf(stderr, "zertz: warning: the GPU network failed (%s); evaluating on the CPU from now on\n", gerr);
+        snprintf(c->name, sizeof c->name, "%s (CPU fallback: the GPU failed: %.300s)", c->cpu->name, gerr);
+        self->name = c->name;
+    }
+    return mcts_evaluate(c->cpu, items, n, err, errlen);
+}
+
+static void auto_destroy(mcts_evaluator *self)
+{
+    auto_ctx *c = self->ctx;
+    if (c) {
+        mcts_evaluator_free(c->gpu);
+        mcts_evaluator_free(c->cpu);
+        free(c->path);
+        free(c);
+    }
+    free(self);
+}
+
 mcts_evaluator *mcts_eval_net_auto(const char *path, char *backend, size_t n, char *err, size_t errlen)
 {
     char why[320];
     if (zz_cuda_select(why, sizeof why)) {
         char gerr[320];
-        mcts_evaluator *e = mcts_eval_cuda_new(path, gerr, sizeof gerr);
-        if (e) {
+        mcts_evaluator *g = mcts_eval_cuda_new(path, gerr, sizeof gerr);
+        if (g) {
+            mcts_evaluator *e = calloc(1, sizeof *e);
+            auto_ctx *c = calloc(1, sizeof *c);
+            char *p = strdup(path);
+            if (!e || !c || !p) {
+                free(e); free(c); free(p);
+                mcts_evaluator_free(g);
+                snprintf(err, errlen, "out of memory");
+                return NULL;
+            }
+            c->gpu = g;
+            c->path = p;
+            snprintf(c->name, sizeof c->name, "%s", g->name);
+            *e = (mcts_evaluator){ .name = c->name, .max_batch = g->max_batch, .evaluate = auto_eval,
+                                   .destroy = auto_destroy, .ctx = c };
             if (backend && n) snprintf(backend, n, "%s", why);
             return e;
         }

@@ -43,7 +43,9 @@ mcts_evaluator *mcts_eval_cuda_new(const char *path, char *err, size_t errlen);
 /* The same from a model in memory (folded now; later changes to m are not seen). */
 mcts_evaluator *mcts_eval_cuda_from_model(const nn_model *m, const char *name, char *err, size_t errlen);
 /* The GPU evaluator when zz_cuda_select() says so, else the CPU one (mcts_eval_nn_new).
- * backend (may be NULL, n bytes) receives which was chosen and why. */
+ * backend (may be NULL, n bytes) receives which was chosen and why.  When the GPU evaluator fails
+ * later (a launch, a copy), that call and every later one run on the CPU (mcts_eval_nn_new of the
+ * same file), with a warning on stderr and "(CPU fallback: ...)" in the evaluator's name. */
 mcts_evaluator *mcts_eval_net_auto(const char *path, char *backend, size_t n, char *err, size_t errlen);
 
 #endif

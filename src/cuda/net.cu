@@ -34,6 +34,7 @@ static int launch_conv(cudaStream_t st, float *y, const float *x, const float *w
     }
     int rows = N * P;
     dim3 grid((unsigned)((rows + ZZK_BM - 1) / ZZK_BM), (unsigned)((co + ZZK_BN - 1) / ZZK_BN));
+    if (zz_cu_take_fault()) grid.x = 0;             // backend.h zz_cuda_test_fail_launches
     zzk_conv<<<grid, ZZK_NTHREADS, 0, st>>>(x, w, b, res, y, taps == 1 ? NULL : nb, rows, P, taps, ci, co, act);
     CK(cudaGetLastError(), "k_conv launch");
     return 0;
@@ -209,7 +210,11 @@ extern "C" int zz_cu_net_forward(zz_cu_net *net, const float *x, int N, float *l
             CK(cudaStreamBeginCapture(net->st, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
             int rc = enqueue(net, Nb, err, errlen);
             cudaError_t e = cudaStreamEndCapture(net->st, &g);
-            if (rc) { if (g) cudaGraphDestroy(g); return -1; }
+            if (rc) {                                // the capture is abandoned; the stream stays usable
+                if (g) cudaGraphDestroy(g);
+                (void)cudaGetLastError();
+                return -1;
+            }
             if (e != cudaSuccess) return zz_cu_fail(e, "cudaStreamEndCapture", err, errlen);
             e = cudaGraphInstantiate(&net->graph[k], g, 0);
             cudaGraphDestroy(g);

@@ -1,8 +1,11 @@
 /* train_emu.c — the training kernels' CPU twin (train_backend.h): host memory, and a launch that
  * calls the kernel body for every thread index, in parallel with OpenMP.  Each body writes only its
  * own outputs and sums in a fixed order, so the result does not depend on the number of threads,
- * and the GPU runs exactly these bodies: what this backend computes, the GPU computes (up to the
- * device's own exp/tanh/sqrt). */
+ * and the GPU runs exactly these bodies with the same rounding: gcc compiles this file with
+ * -std=c11, which contracts no a*b+c into an FMA, and nvcc compiles train_launch.cu with -fmad=false
+ * (Makefile NVFLAGS).  So what this backend computes, the GPU computes, up to the last bit of a
+ * double in the device's own exp, log and tanh (train_kernels.h).  test_cuda_train checks that no
+ * backend contracts, and, on a GPU, that the cuda backend equals this one. */
 #include "cuda/train_backend.h"
 #include "nn/ops.h"
 #include <stdio.h>

@@ -10,7 +10,16 @@
  *
  * Layouts are src/nn's (ops.h): activations rows × channels x[N·P][C]; hex convolution weights
  * w[7][Ci][Co], dense / 1×1 weights w[In][Out]; nb[P][7] the neighbour row of each tap or -1.
- * Sums that src/nn accumulates in double (acc_t: batch norm statistics, the losses) are double here. */
+ * Sums that src/nn accumulates in double (acc_t: batch norm statistics, the losses) are double here.
+ *
+ * Same arithmetic on both sides: neither compiler contracts a*b+c into a fused multiply-add (gcc
+ * builds the emulation with -std=c11, which implies -ffp-contract=off; nvcc gets -fmad=false in
+ * the Makefile's NVFLAGS), and an fmaf written out is an FMA on both.  Every operation here is then
+ * IEEE-rounded the same way on the CPU and the GPU, except the library functions: exp and log
+ * (double, in the policy loss) and tanh (double, rounded to float, as src/nn's float path does)
+ * may differ from glibc's in the last bit of a double.  tests/test_cuda_train.c checks both: no
+ * backend contracts, and the GPU's results equal the emulation's (bit for bit per op where no
+ * library function is involved). */
 #ifndef ZZ_CUDA_TRAIN_KERNELS_H
 #define ZZ_CUDA_TRAIN_KERNELS_H
 
@@ -270,7 +279,9 @@ ZZK_FN void zzk_relu(int64_t i, const zzt_args *a) { float v = a->x[i]; a->y[i] 
 ZZK_FN void zzk_relu_bwd(int64_t i, const zzt_args *a) { if (a->x[i] > 0.f) a->dx[i] += a->dy[i]; }
 ZZK_FN void zzk_add(int64_t i, const zzt_args *a) { a->y[i] = a->x[i] + a->x2[i]; }
 ZZK_FN void zzk_add_bwd(int64_t i, const zzt_args *a) { a->dx[i] += a->dy[i]; a->dx2[i] += a->dy[i]; }
-ZZK_FN void zzk_tanh(int64_t i, const zzt_args *a) { a->y[i] = tanhf(a->x[i]); }
+/* tanh in double, rounded once to float: src/nn's nn_tanh_forward_f, and on the GPU within a double
+ * ulp of it (tanhf differs from glibc's by up to 2 float ulps, which 1 - y² magnifies near ±1). */
+ZZK_FN void zzk_tanh(int64_t i, const zzt_args *a) { a->y[i] = (float)tanh((double)a->x[i]); }
 ZZK_FN void zzk_tanh_bwd(int64_t i, const zzt_args *a)
 {
     float y = a->x[i];                      /* x is the forward's output here */

@@ -76,7 +76,8 @@ static int cu_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err
         if (err && n) snprintf(err, n, "launch of %lld threads is too large", (long long)threads);
         return -1;
     }
-    kernels[k]<<<(unsigned)blocks, ZZT_BLOCK, 0, ST>>>(*a, threads);
+    unsigned grid = zz_cu_take_fault() ? 0u : (unsigned)blocks;     // backend.h zz_cuda_test_fail_launches
+    kernels[k]<<<grid, ZZT_BLOCK, 0, ST>>>(*a, threads);
     cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? 0 : zz_cu_fail(e, "kernel launch", err, n);
 }

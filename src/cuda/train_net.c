@@ -1,6 +1,7 @@
 /* train_net.c — the network on a training backend (see train_net.h): memory, the tape executor,
  * the step. */
 #include "cuda/train_net.h"
+#include "game/position.h"
 #include "mcts/clock.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,14 +18,16 @@ struct zzt_net {
     nn_plan plan;               /* the op records for plan.batch samples */
     float *act, *dact;          /* arenas of act_cap floats */
     size_t act_cap;
-    int *start, *term;          /* policy targets: [cap+1], [moves_cap][2] */
-    float *pi, *z;              /* [moves_cap], [cap] */
-    int tgt_cap, moves_cap;
+    int *start, *term;          /* policy targets: [tgt_cap+1], [moves_cap][2] */
+    float *pi, *z;              /* [moves_cap], [tgt_cap] */
+    int tgt_cap;
+    size_t moves_cap;
     float *host;                /* staging for conversions: max(nparams, nstats) floats */
     bool update_stats;
     double bn_momentum, bn_eps;
     /* ZZT_PROFILE=1: wait after every op and add its time to its kind's (printed by zzt_net_free) */
     bool profile;
+    bool sizing;                /* prepare's sizing pass is walking the step (nothing runs) */
     double prof_s[2][NN_OP_TANH + 1];       /* [forward, backward][op kind] */
     double prof_loss_s, prof_sgd_s;
     long prof_steps;
@@ -35,7 +38,7 @@ static const char *const op_names[NN_OP_TANH + 1] = { "conv", "matmul", "bn", "r
 /* Under ZZT_PROFILE: wait for the backend and add the time since *since to *acc. */
 static void prof_mark(const zzt_net *t, double *acc, double *since)
 {
-    if (!t->profile) return;
+    if (!t->profile || t->sizing) return;
     t->be->sync(NULL, 0);
     double now = mcts_now_s();
     *acc += now - *since;
@@ -155,25 +158,85 @@ int zzt_net_gradients(const zzt_net *t, float *grad, char *err, size_t n)
     return t->be->download(grad, t->grad, t->nparams * sizeof(float), err, n);
 }
 
+size_t zzt_net_activation_count(const zzt_net *t) { return t->plan.batch ? t->plan.act_used : 0; }
+
+int zzt_net_activations(const zzt_net *t, float *act, char *err, size_t n)
+{
+    if (!t->plan.batch) return say(err, n, "no forward yet");
+    return t->be->download(act, t->act, t->plan.act_used * sizeof(float), err, n);
+}
+
 /* ---- the tape executor ------------------------------------------------------------------------ */
 
-/* Plan for N samples and size the arenas. */
+static int forward_ops(zzt_net *t, bool train);
+static int step_ops(zzt_net *t, int N, int npolicy, double value_weight, const nn_sgd *o, nn_loss_parts *p);
+
+/* The move targets held for a batch of N: every sample at the rules' most legal moves
+ * (ZZ_MAX_MOVES) while that takes at most 64 MiB (batches up to about 500), else twice the most
+ * moves a batch has had (at most that worst case): so they are allocated once, or regrown a few
+ * times in a run, never at each new maximum. */
+static size_t moves_capacity(int N, int nmoves)
+{
+    size_t worst = (size_t)N * ZZ_MAX_MOVES, per = 2 * sizeof(int32_t) + sizeof(float);
+    if (worst * per <= ((size_t)64 << 20)) return worst;
+    size_t h = 2 * (size_t)nmoves;
+    return h < worst ? h : worst;
+}
+
+static int alloc_moves(zzt_net *t, size_t cap, char *err, size_t n)
+{
+    const zzt_backend *be = t->be;
+    be->release(t->term);
+    be->release(t->pi);
+    t->term = NULL;
+    t->pi = NULL;
+    t->moves_cap = 0;
+    if (!(t->term = be->alloc(cap * 2 * sizeof(int32_t), err, n)) || !(t->pi = be->alloc(cap * sizeof(float), err, n)))
+        return -1;
+    t->moves_cap = cap;
+    return 0;
+}
+
+/* Plan for N samples, and allocate for it everything a step needs, before the step: the arenas,
+ * the targets (moves_capacity) and the scratch of every op (found by walking the step with the
+ * context measuring, zzt_ctx_measure).  A step at this N then allocates nothing, unless a batch
+ * has more moves than moves_capacity gave room for. */
 static int prepare(zzt_net *t, int N, char *err, size_t n)
 {
     if (N < 1) return say(err, n, "batch size %d < 1", N);
-    if (t->plan.batch != N) {
-        nn_plan_free(&t->plan);
-        if (nn_model_plan(t->shape, N, true, &t->plan, err, n)) return -1;
-    }
+    if (t->plan.batch == N) return 0;
+    nn_plan_free(&t->plan);
+    if (nn_model_plan(t->shape, N, true, &t->plan, err, n)) return -1;
+    const zzt_backend *be = t->be;
     if (t->plan.act_used > t->act_cap) {
-        t->be->release(t->act);
-        t->be->release(t->dact);
+        be->release(t->act);
+        be->release(t->dact);
         t->act_cap = 0;
-        t->act = t->be->alloc(t->plan.act_used * sizeof(float), err, n);
-        t->dact = t->act ? t->be->alloc(t->plan.act_used * sizeof(float), err, n) : NULL;
+        t->act = be->alloc(t->plan.act_used * sizeof(float), err, n);
+        t->dact = t->act ? be->alloc(t->plan.act_used * sizeof(float), err, n) : NULL;
         if (!t->act || !t->dact) return -1;
         t->act_cap = t->plan.act_used;
     }
+    if (N > t->tgt_cap) {
+        be->release(t->start);
+        be->release(t->z);
+        t->z = NULL;
+        t->tgt_cap = 0;
+        if (!(t->start = be->alloc(((size_t)N + 1) * sizeof(int), err, n)) || !(t->z = be->alloc((size_t)N * sizeof(float), err, n)))
+            return -1;
+        t->tgt_cap = N;
+    }
+    size_t mc = moves_capacity(N, 0);
+    if (mc > t->moves_cap && alloc_moves(t, mc, err, n)) return -1;
+    nn_sgd o;
+    nn_sgd_default(&o);
+    nn_loss_parts p;
+    t->sizing = true;
+    zzt_ctx_measure(t->ctx, true);
+    int rc = forward_ops(t, true) || step_ops(t, N, N, 1.0, &o, &p) || forward_ops(t, false);
+    zzt_ctx_measure(t->ctx, false);
+    t->sizing = false;
+    if (rc || zzt_ctx_reserve(t->ctx)) return ctx_fail(t, err, n);
     return 0;
 }
 
@@ -227,18 +290,24 @@ static int op_backward(zzt_net *t, const nn_tape_op *op)
     return -1;
 }
 
+/* The plan's forward (or, while sizing, its walk). */
+static int forward_ops(zzt_net *t, bool train)
+{
+    double since = mcts_now_s();
+    for (int i = 0; i < t->plan.nops; i++) {
+        if (op_forward(t, &t->plan.ops[i], train)) return -1;
+        prof_mark(t, &t->prof_s[0][t->plan.ops[i].kind], &since);
+    }
+    return 0;
+}
+
 /* Upload the input and run the plan's forward. */
 static int run_forward(zzt_net *t, const float *x, int N, bool train, char *err, size_t n)
 {
     if (prepare(t, N, err, n)) return -1;
     size_t cnt = (size_t)N * t->shape->geom.ncells * NN_PLANES;
     if (t->be->upload(ACT(t->plan.in), x, cnt * sizeof(float), err, n)) return -1;
-    double since = mcts_now_s();
-    for (int i = 0; i < t->plan.nops; i++) {
-        if (op_forward(t, &t->plan.ops[i], train)) return ctx_fail(t, err, n);
-        prof_mark(t, &t->prof_s[0][t->plan.ops[i].kind], &since);
-    }
-    return 0;
+    return forward_ops(t, train) ? ctx_fail(t, err, n) : 0;
 }
 
 int zzt_net_forward(zzt_net *t, const float *x, int N, bool train, float *logits, float *values,
@@ -251,26 +320,13 @@ int zzt_net_forward(zzt_net *t, const float *x, int N, bool train, float *logits
     return t->be->sync(err, n);
 }
 
-/* Grow the target buffers for b and upload its targets. */
+/* Upload b's targets (the buffers are prepare's, for b->n samples; the moves' regrown only past
+ * moves_capacity). */
 static int upload_targets(zzt_net *t, const nn_batch *b, char *err, size_t n)
 {
     const zzt_backend *be = t->be;
-    if (b->n > t->tgt_cap) {
-        be->release(t->start);
-        be->release(t->z);
-        t->tgt_cap = 0;
-        if (!(t->start = be->alloc(((size_t)b->n + 1) * sizeof(int), err, n))) return -1;
-        if (!(t->z = be->alloc((size_t)b->n * sizeof(float), err, n))) return -1;
-        t->tgt_cap = b->n;
-    }
-    if (b->nmoves > t->moves_cap) {
-        be->release(t->term);
-        be->release(t->pi);
-        t->moves_cap = 0;
-        if (!(t->term = be->alloc((size_t)b->nmoves * 2 * sizeof(int), err, n))) return -1;
-        if (!(t->pi = be->alloc((size_t)b->nmoves * sizeof(float), err, n))) return -1;
-        t->moves_cap = b->nmoves;
-    }
+    if (b->n > t->tgt_cap) return say(err, n, "targets: %d samples, room for %d", b->n, t->tgt_cap);
+    if ((size_t)b->nmoves > t->moves_cap && alloc_moves(t, moves_capacity(b->n, b->nmoves), err, n)) return -1;
     if (be->upload(t->start, b->start, ((size_t)b->n + 1) * sizeof(int), err, n) ||
         be->upload(t->z, b->z, (size_t)b->n * sizeof(float), err, n))
         return -1;
@@ -285,35 +341,44 @@ int zzt_net_train_step(zzt_net *t, nn_sgd *o, const nn_batch *b, int npolicy, do
                        nn_loss_parts *out, char *err, size_t n)
 {
     const zzt_backend *be = t->be;
-    zzt_ctx *c = t->ctx;
     if (b->geom.kind != t->shape->cfg.board) return say(err, n, "the batch is for another board");
-    int N = b->n, P = t->shape->geom.ncells;
+    int N = b->n;
     if (npolicy < 0 || npolicy > N) npolicy = N;
     if (run_forward(t, b->x, N, true, err, n) || upload_targets(t, b, err, n)) return -1;
     if (be->zero(t->grad, t->nparams * sizeof(float), err, n) ||
         be->zero(t->dact, t->plan.act_used * sizeof(float), err, n))
         return -1;
     nn_loss_parts p = { 0 };
-    double l2sum, since = mcts_now_s();
-    if (zzt_policy_loss(c, &p.policy, DACT(t->plan.logits), ACT(t->plan.logits), t->start, t->term, t->pi, npolicy,
-                        P, NN_HEADS, 1.0) ||
-        zzt_value_loss(c, &p.value, DACT(t->plan.value), ACT(t->plan.value), t->z, N, value_weight))
-        return ctx_fail(t, err, n);
-    prof_mark(t, &t->prof_loss_s, &since);
-    for (int i = t->plan.nops - 1; i >= 0; i--) {
-        if (op_backward(t, &t->plan.ops[i])) return ctx_fail(t, err, n);
-        prof_mark(t, &t->prof_s[1][t->plan.ops[i].kind], &since);
-    }
-    if (zzt_sumsq(c, &l2sum, t->param, t->ndecay)) return ctx_fail(t, err, n);
-    p.l2 = 0.5 * o->weight_decay * l2sum;
-    p.total = p.policy + value_weight * p.value + p.l2;
-    if (zzt_sgd(c, t->param, t->grad, t->mom, t->nparams, t->ndecay, (float)nn_sgd_lr(o, o->step),
-                (float)o->momentum, (float)o->weight_decay))
-        return ctx_fail(t, err, n);
+    if (step_ops(t, N, npolicy, value_weight, o, &p)) return ctx_fail(t, err, n);
     o->step++;
-    prof_mark(t, &t->prof_sgd_s, &since);
     t->prof_steps++;
     if (be->sync(err, n)) return -1;
     if (out) *out = p;
+    return 0;
+}
+
+/* After the forward: the losses (policy over the first npolicy samples), the backward in reverse
+ * record order, the L2 sum and SGD (o's step is not advanced).  -1 with zzt_error(t->ctx). */
+static int step_ops(zzt_net *t, int N, int npolicy, double value_weight, const nn_sgd *o, nn_loss_parts *p)
+{
+    zzt_ctx *c = t->ctx;
+    int P = t->shape->geom.ncells;
+    double l2sum, since = mcts_now_s();
+    if (zzt_policy_loss(c, &p->policy, DACT(t->plan.logits), ACT(t->plan.logits), t->start, t->term, t->pi, npolicy,
+                        P, NN_HEADS, 1.0) ||
+        zzt_value_loss(c, &p->value, DACT(t->plan.value), ACT(t->plan.value), t->z, N, value_weight))
+        return -1;
+    prof_mark(t, &t->prof_loss_s, &since);
+    for (int i = t->plan.nops - 1; i >= 0; i--) {
+        if (op_backward(t, &t->plan.ops[i])) return -1;
+        prof_mark(t, &t->prof_s[1][t->plan.ops[i].kind], &since);
+    }
+    if (zzt_sumsq(c, &l2sum, t->param, t->ndecay)) return -1;
+    p->l2 = 0.5 * o->weight_decay * l2sum;
+    p->total = p->policy + value_weight * p->value + p->l2;
+    if (zzt_sgd(c, t->param, t->grad, t->mom, t->nparams, t->ndecay, (float)nn_sgd_lr(o, o->step),
+                (float)o->momentum, (float)o->weight_decay))
+        return -1;
+    prof_mark(t, &t->prof_sgd_s, &since);
     return 0;
 }

@@ -7,6 +7,11 @@
  *   nn_model (host) --zzt_net_create / zzt_net_upload--> backend --train steps-->
  *   --zzt_net_download--> nn_model --nn_checkpoint_save--> checkpoint (either backend loads it)
  *
+ * Memory: everything a step needs at a batch size is allocated at the first forward at that size
+ * (an allocation, and a free above all, waits on the whole GPU, the self-play network's work
+ * included); later steps at that size allocate nothing, unless a batch has more policy moves than
+ * the room kept for them (train_net.c moves_capacity).
+ *
  * ZZT_PROFILE=1 in the environment: every op is waited for and timed by kind, forward and
  * backward, and zzt_net_free prints the table (ms per step) on stderr. */
 #ifndef ZZ_CUDA_TRAIN_NET_H
@@ -32,6 +37,11 @@ int zzt_net_upload(zzt_net *t, const nn_model *m, char *err, size_t n);
 int zzt_net_download(const zzt_net *t, nn_model *m, char *err, size_t n);
 /* The parameter gradients of the last step (float[nparams], host).  0 or -1. */
 int zzt_net_gradients(const zzt_net *t, float *grad, char *err, size_t n);
+/* The activations of the last forward (host copy): zzt_net_activation_count floats (0 before any
+ * forward), at the offsets of the ops of nn_model_plan, which are those of nn_model_forward's tape
+ * (so a test can compare them with a CPU model's, e.g. the sign of every ReLU input).  0 or -1. */
+size_t zzt_net_activation_count(const zzt_net *t);
+int zzt_net_activations(const zzt_net *t, float *act, char *err, size_t n);
 
 /* Forward x[N][P][planes] (host): train = batch statistics (running statistics move), else
  * running statistics.  logits[N][P][heads] and values[N] (host) when not NULL.  0 or -1. */

@@ -2,17 +2,21 @@
  * which order, over which scratch buffers. */
 #include "cuda/train_ops.h"
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { void *p; size_t cap; } scratch;    /* backend memory, grown on demand */
+/* Backend memory, grown on demand; want = the largest size asked for (zzt_ctx_reserve allocates it). */
+typedef struct { void *p; size_t cap, want; } scratch;
 
 struct zzt_ctx {
     const zzt_backend *be;
-    scratch part, dpart, dmean, coef, wt, loss;
+    scratch part, dpart, dmean, coef, wt, loss, zeros;
     double *host;                                   /* per-sample losses / partial sums, host side */
     size_t host_cap;
+    bool measure;                                   /* zzt_ctx_measure: record sizes, launch nothing */
+    long allocs;                                    /* backend allocations made (zzt_ctx_allocs) */
     char err[512];
 };
 
@@ -36,7 +40,7 @@ zzt_ctx *zzt_ctx_new(const zzt_backend *be, char *err, size_t n)
 void zzt_ctx_free(zzt_ctx *c)
 {
     if (!c) return;
-    scratch *all[] = { &c->part, &c->dpart, &c->dmean, &c->coef, &c->wt, &c->loss };
+    scratch *all[] = { &c->part, &c->dpart, &c->dmean, &c->coef, &c->wt, &c->loss, &c->zeros };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) c->be->release(all[i]->p);
     free(c->host);
     free(c);
@@ -44,16 +48,36 @@ void zzt_ctx_free(zzt_ctx *c)
 
 const zzt_backend *zzt_ctx_backend(const zzt_ctx *c) { return c->be; }
 const char *zzt_error(const zzt_ctx *c) { return c->err; }
+void zzt_ctx_measure(zzt_ctx *c, bool on) { c->measure = on; }
+long zzt_ctx_allocs(const zzt_ctx *c) { return c->allocs; }
 
-/* Make s hold at least bytes; its contents are not kept. */
-static void *grow(zzt_ctx *c, scratch *s, size_t bytes)
+/* Replace s's memory by a fresh (zeroed) block of bytes. */
+static void *realloc_scratch(zzt_ctx *c, scratch *s, size_t bytes)
 {
-    if (s->cap >= bytes && s->p) return s->p;
     c->be->release(s->p);
     s->cap = 0;
     s->p = c->be->alloc(bytes, c->err, sizeof c->err);
+    c->allocs++;
     if (s->p) s->cap = bytes;
     return s->p;
+}
+
+/* Make s hold at least bytes; its contents are not kept.  While measuring, only the size is
+ * recorded, and a pointer that is never dereferenced comes back (no kernel runs then). */
+static void *grow(zzt_ctx *c, scratch *s, size_t bytes)
+{
+    if (bytes > s->want) s->want = bytes;
+    if (c->measure) return s->p ? s->p : (void *)c;
+    if (s->cap >= bytes && s->p) return s->p;
+    return realloc_scratch(c, s, bytes);
+}
+
+int zzt_ctx_reserve(zzt_ctx *c)
+{
+    scratch *all[] = { &c->part, &c->dpart, &c->dmean, &c->coef, &c->wt, &c->loss, &c->zeros };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (all[i]->want > all[i]->cap && !realloc_scratch(c, all[i], all[i]->want)) return -1;
+    return 0;
 }
 
 static double *host_doubles(zzt_ctx *c, size_t n)
@@ -68,7 +92,7 @@ static double *host_doubles(zzt_ctx *c, size_t n)
 
 static int run(zzt_ctx *c, zzt_kernel k, int64_t threads, const zzt_args *a)
 {
-    return c->be->launch(k, threads, a, c->err, sizeof c->err);
+    return c->measure ? 0 : c->be->launch(k, threads, a, c->err, sizeof c->err);
 }
 
 static int nchunks(int64_t rows, int chunk) { return (int)((rows + chunk - 1) / chunk); }
@@ -106,6 +130,22 @@ static int weight_grad(zzt_ctx *c, float *dst, const float *x, const float *dy, 
     return run(c, ZZT_REDUCE_ADD, K, &r);
 }
 
+static int bn_scratch(zzt_ctx *c, int rows, int C, int parts_per_chunk, zzt_args *a);
+
+/* db[co] += sum over rows of dy, accumulated in double.  A bias gradient can be an exact zero made
+ * of large terms (the policy logits' bias: each sample's softmax gradient sums to zero over its
+ * moves), where float partial sums leave 2^-31-sized residues; batch norm's dbeta is the same sum,
+ * and its kernels sum in double over 64-row chunks: BN_BWD_PART over dy with x = dy and
+ * mean = rstd = gamma = 0 (so its dgamma sums are 0 and unused), then BN_BWD_COEF with dgamma
+ * NULL adds the column sums into db (writing coefficients to scratch no one reads). */
+static int bias_grad(zzt_ctx *c, float *db, const float *dy, int rows, int co)
+{
+    float *zeros = grow(c, &c->zeros, (size_t)co * sizeof(float));      /* allocated zeroed, never written */
+    zzt_args a = { .dbeta = db, .dy = dy, .x = dy, .mean = zeros, .rstd = zeros, .gamma = zeros };
+    if (!zeros || bn_scratch(c, rows, co, 2, &a)) return -1;
+    return run(c, ZZT_BN_BWD_PART, (int64_t)a.nchunks * co, &a) || run(c, ZZT_BN_BWD_COEF, co, &a) ? -1 : 0;
+}
+
 int zzt_conv_backward(zzt_ctx *c, float *dx, float *dw, float *db, const float *dy, const float *x,
                       const float *w, const int *nb, int rows, int P, int taps, int ci, int co)
 {
@@ -121,7 +161,7 @@ int zzt_conv_backward(zzt_ctx *c, float *dx, float *dw, float *db, const float *
         if (run(c, ZZT_CONV, (int64_t)rows * ci, &a)) return -1;
     }
     if (dw && weight_grad(c, dw, x, dy, nb, rows, P, taps, ci, co)) return -1;
-    if (db && weight_grad(c, db, NULL, dy, NULL, rows, 1, 1, 1, co)) return -1;
+    if (db && bias_grad(c, db, dy, rows, co)) return -1;
     return 0;
 }
 
@@ -204,6 +244,7 @@ static int sum_doubles(zzt_ctx *c, zzt_kernel k, zzt_args *a, int64_t threads, d
     a->loss = a->dpart = grow(c, &c->loss, (size_t)threads * sizeof(double));
     double *h = host_doubles(c, (size_t)threads);
     if (!a->loss || !h || run(c, k, threads, a)) return -1;
+    if (c->measure) { *sum = 0; return 0; }
     if (c->be->download(h, a->loss, (size_t)threads * sizeof(double), c->err, sizeof c->err)) return -1;
     double s = 0;
     for (int64_t i = 0; i < threads; i++) s += h[i];

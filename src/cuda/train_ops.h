@@ -3,11 +3,13 @@
  * gradients skipped), on pointers of the backend's memory, built from the kernels of
  * train_kernels.h.  Reductions are deterministic (fixed chunks of rows, summed in order).
  *
- * A context holds the backend, the scratch buffers the reductions need (grown on demand) and the
- * last error.  Every function returns 0, or -1 with zzt_error(ctx) saying why. */
+ * A context holds the backend, the scratch buffers the reductions need (grown on demand, or sized
+ * once in advance: zzt_ctx_measure / zzt_ctx_reserve) and the last error.  Every function returns
+ * 0, or -1 with zzt_error(ctx) saying why. */
 #ifndef ZZ_CUDA_TRAIN_OPS_H
 #define ZZ_CUDA_TRAIN_OPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "cuda/train_backend.h"
 
@@ -24,12 +26,21 @@ zzt_ctx *zzt_ctx_new(const zzt_backend *be, char *err, size_t n);
 void zzt_ctx_free(zzt_ctx *c);
 const zzt_backend *zzt_ctx_backend(const zzt_ctx *c);
 const char *zzt_error(const zzt_ctx *c);
+/* Measuring (on): the ops below check their shapes and record the scratch they would need, but
+ * allocate, launch and copy nothing (pointers are not dereferenced; losses come back 0).  Then
+ * zzt_ctx_reserve allocates every scratch buffer at the largest size recorded, so that running the
+ * same ops allocates nothing (an allocation, and a free above all, waits on the whole GPU). */
+void zzt_ctx_measure(zzt_ctx *c, bool on);
+int zzt_ctx_reserve(zzt_ctx *c);
+/* The number of backend allocations this context has made (for tests). */
+long zzt_ctx_allocs(const zzt_ctx *c);
 
 /* Hex convolution (taps 7: nb[P][7] in backend memory, rows = N·P) or matrix product (taps 1,
  * nb NULL, any rows): y[rows][co] = conv(x[rows][ci], w[taps][ci][co]) + b[co] (b may be NULL). */
 int zzt_conv_forward(zzt_ctx *c, float *y, const float *x, const float *w, const float *b,
                      const int *nb, int rows, int P, int taps, int ci, int co);
-/* dx[rows][ci] += dy ⋆ wᵀ;  dw[taps][ci][co] += sum_r x[src(r,t)] ⊗ dy[r];  db[co] += sum_r dy[r]. */
+/* dx[rows][ci] += dy ⋆ wᵀ;  dw[taps][ci][co] += sum_r x[src(r,t)] ⊗ dy[r];  db[co] += sum_r dy[r]
+ * (db summed in double, as batch norm's dbeta). */
 int zzt_conv_backward(zzt_ctx *c, float *dx, float *dw, float *db, const float *dy, const float *x,
                       const float *w, const int *nb, int rows, int P, int taps, int ci, int co);
 
