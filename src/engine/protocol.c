@@ -12,6 +12,9 @@
 
 #define ENGINE_NAME "zertz-mcts"
 #define ENGINE_VERSION "1.0"
+#define ZE_LINE_MAX 1023           /* the longest command line, without its newline */
+#define ZE_STR_(x) #x
+#define ZE_STR(x) ZE_STR_(x)
 
 struct ze_protocol {
     ze_session *game;              /* the game and the engine */
@@ -39,10 +42,14 @@ void ze_protocol_free(ze_protocol *s) {
 /* ---- answers ------------------------------------------------------------------------------- */
 static void ok(FILE *out) { fputs("ok\n", out); fflush(out); }
 
+/* "err <why>" then "ok".  The reason may quote the client's bytes: control characters among them
+ * are written as '?', so that an answer is one line and carries no terminal escape. */
 static void fail(FILE *out, const char *fmt, const char *a, const char *b) {
-    fputs("err ", out);
-    fprintf(out, fmt, a ? a : "", b ? b : "");
-    fputc('\n', out);
+    char msg[2048];
+    snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    fprintf(out, "err %s\n", msg);
     ok(out);
 }
 
@@ -194,7 +201,7 @@ static void cmd_bestmove(ze_protocol *s, const char *arg, FILE *out) {
         char kw[16];
         double v;
         int used = 0;
-        if (sscanf(arg, "%15s %lf %n", kw, &v, &used) < 2 || arg[used] || v <= 0 || v > 1e12 ||
+        if (sscanf(arg, "%15s %lf %n", kw, &v, &used) < 2 || arg[used] || !(v > 0 && v <= 1e12) ||
             (strcmp(kw, "sims") && strcmp(kw, "time"))) {
             fail(out, "bestmove: expected 'sims N' or 'time MS', not '%s'", arg, NULL);
             return;
@@ -331,7 +338,7 @@ static void cmd_options(ze_protocol *s, const char *arg, FILE *out) {
     } else if (!strcmp(name, "seed") || !strcmp(name, "sims") || !strcmp(name, "time")) {
         char *end;
         double v = strtod(value, &end);
-        if (*end || v < 0 || v > 1e15) { fail(out, "options: %s must be a non-negative number", name, NULL); return; }
+        if (*end || !(v >= 0 && v <= 1e15)) { fail(out, "options: %s must be a number from 0 to 1e15", name, NULL); return; }
         if (!strcmp(name, "seed")) { if (ze_session_set_seed(s->game, (uint64_t)v, err, sizeof err) != 0) { fail(out, "options: %s", err, NULL); return; } }
         else if (!strcmp(name, "sims")) s->sims = (uint64_t)v;
         else s->time_ms = v;
@@ -343,7 +350,8 @@ static void cmd_options(ze_protocol *s, const char *arg, FILE *out) {
 }
 
 int ze_protocol_command(ze_protocol *s, const char *line, FILE *out) {
-    char buf[1024];
+    char buf[ZE_LINE_MAX + 1];
+    if (strlen(line) > ZE_LINE_MAX) { fail(out, "line too long (over " ZE_STR(ZE_LINE_MAX) " bytes)", NULL, NULL); return 0; }
     snprintf(buf, sizeof buf, "%s", line);
     size_t len = strlen(buf);
     while (len && isspace((unsigned char)buf[len - 1])) buf[--len] = 0;
@@ -369,17 +377,30 @@ int ze_protocol_command(ze_protocol *s, const char *line, FILE *out) {
     return 0;
 }
 
+/* Read one line (without its newline) into line (ZE_LINE_MAX + 1 bytes), reading an overlong
+ * line to its end.  Returns 0, 1 when the line is too long, 2 when it holds a NUL byte (which
+ * would cut it short as a C string), or EOF at the end of input with nothing read. */
+static int read_line(FILE *in, char *line) {
+    size_t len = 0;
+    bool nul = false, over = false;
+    int ch;
+    while ((ch = getc(in)) != EOF && ch != '\n') {
+        nul |= ch == 0;
+        if (len < ZE_LINE_MAX) line[len++] = (char)ch;
+        else over = true;
+    }
+    line[len] = 0;
+    if (ch == EOF && len == 0) return EOF;
+    return over ? 1 : nul ? 2 : 0;
+}
+
 int ze_protocol_run(ze_protocol *s, FILE *in, FILE *out) {
-    char line[1024];
-    while (fgets(line, sizeof line, in)) {
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {     /* overlong: drop the rest */
-            int ch;
-            while ((ch = fgetc(in)) != EOF && ch != '\n') {}
-            fail(out, "line too long", NULL, NULL);
-            continue;
-        }
-        if (ze_protocol_command(s, line, out)) break;
+    char line[ZE_LINE_MAX + 1];
+    int r;
+    while ((r = read_line(in, line)) != EOF) {
+        if (r == 1) fail(out, "line too long (over " ZE_STR(ZE_LINE_MAX) " bytes)", NULL, NULL);
+        else if (r == 2) fail(out, "the line holds a NUL byte", NULL, NULL);
+        else if (ze_protocol_command(s, line, out)) break;
     }
     return 0;
 }
