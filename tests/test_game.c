@@ -519,6 +519,49 @@ START_TEST(sgf_write_read_roundtrip) {
 }
 END_TEST
 
+/* A game resigned or won on time in the middle of a turn: Boardspace counts the part played in the
+ * final position (RULES.md §5.10), and the written copy must say it too (it once wrote only the
+ * whole turns, so that its final position lacked that part). */
+START_TEST(sgf_mid_turn_end_roundtrip) {
+    static const char *const cases[][3] = {
+        /* P1 places a black on c3, no ring removed yet, and resigns */
+        { ";P1[4 RtoB 2 2 C 3];P1[5 Resign];P1[6 Done])", "RtoB 2 2 C 3", "resign" },
+        /* P1 removes ring g1, no marble placed yet, and wins on time */
+        { ";P1[4 R- G 1];P1[5 WinOnTime])", "R- G 1", "time" },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512], err[256];
+        snprintf(text, sizeof text, "(;GM[22]VV[2]SU[Zertz]P0[id \"a\"]P1[id \"b\"]\n;P0[0 Start P0]"
+                                    ";P0[1 RtoB 2 0 D 4];P0[2 R- A 1];P0[3 Done]%s", cases[i][0]);
+        zz_game g, h;
+        ck_assert_msg(zz_sgf_parse(text, strlen(text), &g, err, sizeof err) == 0, "case %u: %s", i, err);
+        ck_assert_str_eq(zz_end_name(g.end), cases[i][2]);
+        ck_assert_int_eq(g.nturns, 1);
+        const zz_board *b = zz_board_get(ZZ_B37);
+        if (i == 0) {
+            ck_assert(g.final.marble[ZZ_BLACK] == zz_bit(zz_cell_from_colrow(b, 'C', 3)));
+            ck_assert_int_eq(g.winner, 0);
+        } else {
+            ck_assert(!zz_has(g.final.rings, zz_cell_from_colrow(b, 'G', 1)));
+            ck_assert_int_eq(g.winner, 1);
+        }
+        size_t len;
+        char *out = sgf_text(&g, &len);
+        ck_assert_msg(strstr(out, cases[i][1]) != NULL, "case %u: the unfinished turn is not written:\n%s", i, out);
+        ck_assert_msg(zz_sgf_parse(out, len, &h, err, sizeof err) == 0, "case %u: %s\n%s", i, err, out);
+        ck_assert_msg(zz_pos_equal(&h.final, &g.final), "case %u: the written copy's final position differs\n%s", i, out);
+        ck_assert(h.end == g.end && h.winner == g.winner && h.nturns == g.nturns);
+        size_t len2;
+        char *again = sgf_text(&h, &len2);
+        ck_assert_str_eq(again, out);
+        free(again);
+        free(out);
+        zz_game_free(&g);
+        zz_game_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(sgf_bad_input) {
     static const char *cases[][2] = {
         { "", "not an SGF" },
@@ -721,6 +764,7 @@ static Suite *game_suite(void) {
     tcase_add_test(t, canonical_form_includes_translation);
     tcase_add_test(t, hash_distinguishes_positions);
     tcase_add_test(t, sgf_write_read_roundtrip);
+    tcase_add_test(t, sgf_mid_turn_end_roundtrip);
     tcase_add_test(t, sgf_bad_input);
     tcase_add_test(t, replay_tool_messages);
     tcase_add_test(t, fuzz_parsers);

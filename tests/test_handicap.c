@@ -143,6 +143,9 @@ START_TEST(setup_errors) {
         { ";P0[0 Start P0];P0[1 RtoB 2 1 D 4];P0[2 R- A 1];P0[3 Done];P1[4 Edit])", "after the first move" },
         { ";P0[0 Start P0];P0[1 RtoR 2 0 1])", "outside an Edit set-up" },
         { ";P0[0 Edit];P1[1 RtoR 2 0 1];P1[2 RtoR 2 0 1];P1[3 RtoR 2 0 1];P1[4 RtoR 2 0 1];P1[5 Start P0])", "winning set" },
+        /* the same set-up never started is refused too (it was once accepted, and its written
+         * copy, which has a Start, did not read back) */
+        { ";P0[0 Edit];P1[1 RtoR 2 0 1];P1[2 RtoR 2 0 1];P1[3 RtoR 2 0 1];P1[4 RtoR 2 0 1])", "never started" },
         { ";P0[0 Edit];P0[1 RtoR 0 0 1])", "holds no marble" },
         { ";P0[0 Edit];P0[1 SetBoard Zertz+99])", "unknown board" },
         { ";P0[0 Edit];P0[1 SetBoard Zertz+xx])", "not supported" },
@@ -158,6 +161,23 @@ START_TEST(setup_errors) {
         ck_assert_msg(strstr(err, cases[i].msg) && strstr(err, "line "), "case %zu: '%s'", i, err);
         zz_game_free(&g);
     }
+}
+END_TEST
+
+/* Edit replaces any state (Boardspace's PUZZLE_STATE), a pending Resign's included: a time node
+ * after it ends no turn, and the record is an unfinished game from the set-up.  (The Resign was
+ * once kept, and the time node resigned the game, whose set-up position then said it went on.) */
+START_TEST(edit_withdraws_a_resign) {
+    zz_game g;
+    char err[256];
+    int rc = parse(HEAD ";P1[0 Resign];P0[1 Edit];P0[2 RtoR 2 2 0]P1[time 1])", &g, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(g.end, ZZ_END_UNFINISHED);
+    ck_assert_int_eq(g.winner, -1);
+    ck_assert_int_eq(g.nturns, 0);
+    ck_assert(!zz_over(&g.final));
+    expect_counts(g.final.cap[0], 0, 0, 1, "P0");
+    zz_game_free(&g);
 }
 END_TEST
 
@@ -311,6 +331,7 @@ int main(void) {
     tcase_add_test(t, read_setboard_starts_over);
     tcase_add_test(t, read_edited_board);
     tcase_add_test(t, setup_errors);
+    tcase_add_test(t, edit_withdraws_a_resign);
     tcase_add_test(t, write_read_setup_roundtrip);
     tcase_add_test(t, engine_protocol_handicap);
     tcase_add_test(t, arena_handicap);

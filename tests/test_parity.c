@@ -1,7 +1,9 @@
 /* test_parity.c — Boardspace parity on the real archive (../shared/boardspace, or
  * $ZZ_BOARDSPACE_DIR):
  *   - every clean game replays from its SGF with the manifest's final captures, pool, rings and
- *     marbles left, board, winner, end and number of turns, on all three boards;
+ *     marbles left, board, winner, end and number of turns, on all three boards, and writes back
+ *     (zz_sgf_write) as SGF that reads back to the same game (a game resigned or won on time in
+ *     the middle of a turn: the same final position, that part of the turn included);
  *   - every turn of every clean game (from normalized/NN.jsonl, independently of the SGF state
  *     machine) is in our legal-move list, reads and writes back to the same notation, and equals
  *     the SGF replay's turn; at every position our generator's move set equals the set of a
@@ -136,6 +138,31 @@ static bool json_str(const char *line, const char *key, char *out, size_t n) {
 }
 
 /* ---- tests ---------------------------------------------------------------------------------- */
+/* g (read from the archive file named path) written as SGF and read back is the same game: board,
+ * variant, first player, start, turns, final position (that of a game resigned or lost on time in
+ * the middle of a turn included) and result. */
+static void check_written_copy(const char *path, const zz_game *g) {
+    char *buf = NULL, err[512];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    TH_CHECK(f && zz_sgf_write(f, g) == 0, "%s: write", path);
+    fclose(f);
+    zz_game h;
+    TH_CHECK(zz_sgf_parse(buf, len, &h, err, sizeof err) == 0, "%s: written copy: %s", path, err);
+    TH_CHECK(h.board == g->board && !strcmp(h.variant, g->variant) && h.first_player == g->first_player,
+             "%s: written copy's board, variant or first player", path);
+    TH_CHECK(zz_pos_equal(&h.start, &g->start), "%s: written copy's start position", path);
+    TH_CHECK(h.nturns == g->nturns, "%s: written copy has %d turns, the record %d", path, h.nturns, g->nturns);
+    for (int t = 0; t < g->nturns; t++)
+        TH_CHECK(h.turns[t].player == g->turns[t].player && !strcmp(h.turns[t].text, g->turns[t].text),
+                 "%s: written copy's turn %d: P%d %s, the record P%d %s", path, t + 1, h.turns[t].player, h.turns[t].text,
+                 g->turns[t].player, g->turns[t].text);
+    TH_CHECK(zz_pos_equal(&h.final, &g->final) && h.winner == g->winner && h.end == g->end,
+             "%s: written copy's final position or result", path);
+    zz_game_free(&h);
+    free(buf);
+}
+
 static void check_clean_sgf(int rings) {
     if (!dir) return;
     int checked = 0;
@@ -148,10 +175,12 @@ static void check_clean_sgf(int rings) {
         int rc = zz_sgf_read_file(path, &g, err, sizeof err);
         TH_CHECK(rc == 0, "%s", err);
         TH_CHECK(zz_manifest_compare(r, &g, why, sizeof why) == 0, "%s: %s", r->path, why);
+        check_written_copy(r->path, &g);
         zz_game_free(&g);
         checked++;
     }
-    printf("parity: %d clean %d-ring games replayed from SGF, all equal to the manifest\n", checked, rings);
+    printf("parity: %d clean %d-ring games replayed from SGF, all equal to the manifest and written back as SGF "
+           "that reads to the same game\n", checked, rings);
     ck_assert_int_gt(checked, 100);
 }
 
@@ -270,28 +299,8 @@ START_TEST(handicap_games) {
             TH_CHECK(cmp == 0, "%s: %s", r->path, why);
         known += cmp == 1;
         TH_CHECK(zz_pos_validate(&g.start) == NULL && zz_pos_validate(&g.final) == NULL, "%s: inconsistent", r->path);
-        {                                              /* written as SGF and read back: the same game */
-            char *buf = NULL;
-            size_t len = 0;
-            FILE *f = open_memstream(&buf, &len);
-            TH_CHECK(f && zz_sgf_write(f, &g) == 0, "%s: write", r->path);
-            fclose(f);
-            zz_game h;
-            TH_CHECK(zz_sgf_parse(buf, len, &h, err, sizeof err) == 0, "%s: written copy: %s", r->path, err);
-            TH_CHECK(h.board == g.board && !strcmp(h.variant, g.variant) && h.first_player == g.first_player,
-                     "%s: written copy's board, variant or first player", r->path);
-            TH_CHECK(zz_pos_equal(&h.start, &g.start), "%s: written copy's start position", r->path);
-            TH_CHECK(h.nturns == g.nturns, "%s: written copy has %d turns, the record %d", r->path, h.nturns, g.nturns);
-            for (int t = 0; t < g.nturns; t++)
-                TH_CHECK(h.turns[t].player == g.turns[t].player && !strcmp(h.turns[t].text, g.turns[t].text),
-                         "%s: written copy's turn %d: P%d %s, the record P%d %s", r->path, t + 1, h.turns[t].player,
-                         h.turns[t].text, g.turns[t].player, g.turns[t].text);
-            TH_CHECK(zz_pos_equal(&h.final, &g.final) && h.winner == g.winner && h.end == g.end,
-                     "%s: written copy's final position or result", r->path);
-            zz_game_free(&h);
-            free(buf);
-            written++;
-        }
+        check_written_copy(r->path, &g);               /* written as SGF and read back: the same game */
+        written++;
         zz_game_free(&g);
         checked++;
     }

@@ -100,6 +100,35 @@ START_TEST(hand_worked_game) {
 }
 END_TEST
 
+/* A resignation in the middle of a turn: P1 has placed a black on e4 (no ring removed yet) and
+ * resigns.  The final position counts the black on e4 (as Boardspace does), and the written copy
+ * must place it before the Resign (it once wrote only the whole turns: its e4 stayed vacant). */
+START_TEST(resign_mid_turn_roundtrip) {
+    const char *text = SETUP ";P1[Swap];P1[Done];P0[RtoB 2 0 E 5];P0[R- D 4];P0[Done]"
+                             ";P1[RtoB 2 2 E 4];P1[Resign];P1[Done])";
+    zz_xx_game g, h;
+    char err[256];
+    ck_assert_msg(zz_xx_sgf_parse(text, strlen(text), &g, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(g.end, ZZ_END_RESIGN);
+    ck_assert_int_eq(g.winner, 0);
+    ck_assert_int_eq(g.nturns, 3);
+    ck_assert_int_eq(g.final.cell[cell('E', 4)], 2 + ZZ_BLACK);
+    ck_assert(g.final.pool[0] == 5 && g.final.pool[1] == 8 && g.final.pool[2] == 9);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(zz_xx_sgf_write(f, &g), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "P1[14 RtoB 2 2 E 4]") && strstr(buf, "P1[15 Resign ]"), "%s", buf);
+    ck_assert_msg(zz_xx_sgf_parse(buf, len, &h, err, sizeof err) == 0, "%s\n%s", err, buf);
+    ck_assert_msg(!memcmp(&h.final, &g.final, sizeof g.final), "the written copy's final position differs\n%s", buf);
+    ck_assert(h.end == ZZ_END_RESIGN && h.winner == 0 && h.nturns == 3);
+    zz_xx_game_free(&h);
+    zz_xx_game_free(&g);
+    free(buf);
+}
+END_TEST
+
 /* Swap toggles MOVE_OR_SWAP and SWAP_CONFIRM, and Done passes the first move back from either
  * (Boardspace's SetNextPlayer): after 0 Swaps P1 places first; after 1, 2 or 3 Swaps and Done (or
  * a bare Done) P0 places first.  The position after one placement says who moved. */
@@ -207,6 +236,7 @@ int main(void) {
     TCase *t = tcase_create("extreme");
     tcase_add_test(t, grid_neighbours);
     tcase_add_test(t, hand_worked_game);
+    tcase_add_test(t, resign_mid_turn_roundtrip);
     tcase_add_test(t, swap_counts);
     tcase_add_test(t, refused_turns);
     tcase_add_test(t, fuzz_parser);

@@ -17,6 +17,18 @@ typedef struct {
     char text[ZZ_NOTATION_MAX];     /* official notation, with isolation captures */
 } zz_turn;
 
+/* The part of a turn played before the game ended in its middle (a Resign, or a win on time,
+ * after a placement, a ring removal or jumps of the mover's unfinished turn): Boardspace counts it
+ * in the final position (RULES.md §5.10), and zz_sgf_write writes it back before the Resign or
+ * WinOnTime.  All zero (nothing placed, removed or jumped) when the game ended between turns. */
+typedef struct {
+    bool placed, removed;           /* a marble was placed / a ring removed */
+    uint8_t cell, colour, rack;     /* the placement: cell, colour, rack (2 pool, 0/1 captures) */
+    uint8_t ring;                   /* the ring removed */
+    int njumps;
+    zz_move jumps[ZZ_MAX_CHAIN];    /* the jumps made, in order */
+} zz_part_turn;
+
 typedef struct zz_game_s {
     zz_board_kind board;
     char variant[32];               /* SU tag */
@@ -28,6 +40,7 @@ typedef struct zz_game_s {
     zz_turn *turns;
     zz_pos start;                   /* position before the first turn */
     zz_pos final;                   /* position after the last completed turn (and any resign turn) */
+    zz_part_turn unfinished;        /* the ending turn's part counted in final (see zz_part_turn) */
     int winner;                     /* -1 none / draw, else 0 or 1 */
     zz_end end;                     /* CAPTURE, NO_MOVE, RESIGN, TIME, PLY_CAP or UNFINISHED */
 } zz_game;

@@ -107,11 +107,31 @@ static void settle_isolation(zz_pos *w) {
     w->rings &= ~iso;
 }
 
+/* The game ends in the middle of a turn (Resign, WinOnTime): keep that turn's operations so far,
+ * which the final position counts, for zz_sgf_write to write back. */
+static void keep_unfinished(replay *r) {
+    zz_part_turn *u = &r->g->unfinished;
+    memset(u, 0, sizeof *u);
+    if (r->placed >= 0) {
+        u->placed = true;
+        u->cell = (uint8_t)r->placed;
+        u->colour = (uint8_t)r->placed_colour;
+        u->rack = (uint8_t)r->placed_rack;
+    }
+    if (r->removed >= 0) {
+        u->removed = true;
+        u->ring = (uint8_t)r->removed;
+    }
+    u->njumps = r->njumps;
+    for (int i = 0; i < r->njumps; i++) u->jumps[i] = zz_move_jump(r->jump_from[i], r->jump_to[i]);
+}
+
 /* Done: check the turn against the rules and commit it. */
 static int do_done(replay *r) {
     turn_state s = state_of(r);
     if (s == ST_OVER) return 0;
     if (r->resigning) {
+        keep_unfinished(r);
         zz_pos w = working(r);
         w.chain = ZZ_NO_CELL;
         settle_isolation(&w);
@@ -365,13 +385,21 @@ static int edit_op(replay *r, const char *word, const char *s) {
     return fail(r, "%s during the Edit set-up (before Start) is not supported", word);
 }
 
+/* The edited position must be one a game can start from: consistent, and no player holding a
+ * winning set already (the game would be over before its first turn).  what names the place
+ * ("Start", or the record's end when it never starts). */
+static int check_setup(replay *r, const char *what) {
+    const char *bad = zz_pos_validate(&r->pos);
+    if (bad) return fail(r, "%s: the set-up position is inconsistent (%s)", what, bad);
+    for (int pl = 0; pl < 2; pl++)
+        if (zz_is_winning_set(r->pos.cap[pl])) return fail(r, "%s: the set-up already gives P%d a winning set", what, pl);
+    return 0;
+}
+
 /* Start Pn after an Edit set-up: the edited position becomes the start position. */
 static int end_setup(replay *r, int who) {
     zz_pos *p = &r->pos;
-    const char *bad = zz_pos_validate(p);
-    if (bad) return fail(r, "Start: the set-up position is inconsistent (%s)", bad);
-    for (int pl = 0; pl < 2; pl++)
-        if (zz_is_winning_set(p->cap[pl])) return fail(r, "Start: the set-up already gives P%d a winning set", pl);
+    if (check_setup(r, "Start") < 0) return -1;
     p->to_move = (uint8_t)who;
     r->editing = false;
     r->started = true;
@@ -402,6 +430,7 @@ static int replay_op(replay *r, int label, const char *v) {
         return 0;
     }
     if (!strcmp(word, "time")) {                               /* §2.3.3 */
+        if (r->editing) return 0;                               /* puzzle mode: no turn to end */
         if (done_state(state_of(r)) || (r->resigning && state_of(r) != ST_OVER)) return do_done(r);
         return 0;
     }
@@ -433,6 +462,7 @@ static int replay_op(replay *r, int label, const char *v) {
             return fail(r, "Edit (puzzle mode) after the first move is not supported");
         r->editing = true;                              /* a set-up before the first turn */
         r->started = false;
+        clear_turn(r);              /* PUZZLE_STATE replaces any state, a pending Resign's included */
         return 0;
     }
     if (!strcmp(word, "swap")) return fail(r, "Swap is only for Zertz+xx, which is not supported");
@@ -468,6 +498,7 @@ static int replay_op(replay *r, int label, const char *v) {
     }
     if (!strcmp(word, "resign")) { r->resigning = !r->resigning; return 0; }
     if (!strcmp(word, "winontime")) {
+        keep_unfinished(r);
         r->g->final = working(r);
         r->g->final.chain = ZZ_NO_CELL;
         r->g->end = ZZ_END_TIME;
@@ -583,8 +614,7 @@ int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t err
     if (depth > 0 && lx.p >= lx.end) { r.line = lx.line; return fail(&r, "truncated file: the game tree is not closed"); }
     if (!any) return fail(&r, "empty game record");
     if (r.editing) {                      /* a set-up never started: a game of no turns from it */
-        const char *bad = zz_pos_validate(&r.pos);
-        if (bad) return fail(&r, "the Edit set-up position is inconsistent (%s)", bad);
+        if (check_setup(&r, "the Edit set-up (never started)") < 0) return -1;
         g->start = g->final = r.pos;
     }
     if (g->end == ZZ_END_UNFINISHED && r.resigning) return do_done(&r);   /* Resign left without Done */

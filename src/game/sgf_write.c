@@ -9,7 +9,11 @@
  * opens as Boardspace's handicap games do: `Edit`, `SetBoard` when the board is not the one the
  * SU tag implies (Zertz+H is 48 rings), `R-` for every missing ring, `RtoB 2 c` for every marble
  * on the board, `RtoR 2 c p` for every captured marble, then `Start Pn`.  Reading it back
- * (sgf_read.c) gives the same start position. */
+ * (sgf_read.c) gives the same start position.
+ *
+ * A game that ended in the middle of a turn (Resign or WinOnTime after part of the mover's turn)
+ * keeps that part in g->unfinished; it is written before the Resign or WinOnTime, so that the
+ * copy's final position counts it too. */
 #include "sgf.h"
 #include "handicap.h"
 #include <string.h>
@@ -25,6 +29,27 @@ static void clean_name(const char *in, char *out, size_t n) {
     for (; *in && k + 1 < n; in++)
         if (*in != ']' && *in != '"' && *in != '\\' && *in != '\n' && *in != '\r') out[k++] = *in;
     out[k] = 0;
+}
+
+/* The part of the ending turn that the final position counts (zz_part_turn), as player pl's
+ * operations from history index *idx: the placement before the ring removal (a removal that was
+ * made first stays legal after it: placing a marble frees no ring and blocks none but its own),
+ * or the jumps. */
+static void write_unfinished(FILE *f, const zz_board *b, const zz_part_turn *u, int pl, int *idx) {
+    char a[8], c[8];
+    if (u->placed) {
+        colrow(b, u->cell, a);
+        fprintf(f, "; P%d[%d RtoB %d %d %s]\n", pl, (*idx)++, u->rack, u->colour, a);
+    }
+    if (u->removed) {
+        colrow(b, u->ring, a);
+        fprintf(f, "; P%d[%d R- %s]\n", pl, (*idx)++, a);
+    }
+    for (int i = 0; i < u->njumps; i++) {
+        colrow(b, zz_move_a(u->jumps[i]), a);
+        colrow(b, zz_move_b(u->jumps[i]), c);
+        fprintf(f, "; P%d[%d BtoB %s %s]\n", pl, (*idx)++, a, c);
+    }
 }
 
 int zz_sgf_write(FILE *f, const zz_game *g) {
@@ -81,8 +106,10 @@ int zz_sgf_write(FILE *f, const zz_game *g) {
     }
     if (g->end == ZZ_END_RESIGN || g->end == ZZ_END_NO_MOVE) {
         int loser = 1 - g->winner;
+        if (loser == p.to_move) write_unfinished(f, b, &g->unfinished, loser, &idx);
         fprintf(f, "; P%d[%d Resign ]\n; P%d[%d Done ]\n", loser, idx, loser, idx + 1);
     } else if (g->end == ZZ_END_TIME && g->winner == p.to_move) {
+        write_unfinished(f, b, &g->unfinished, g->winner, &idx);
         fprintf(f, "; P%d[%d WinOnTime ]\n", g->winner, idx);
     }
     fprintf(f, ")\n");

@@ -62,6 +62,9 @@ typedef struct {
     char (*text)[ZZ_NOTATION_MAX];
     int cap_text;
     zz_xx_pos final;
+    bool has_unfinished;        /* the game ended in the middle of a turn (Resign, WinOnTime) after */
+    zz_xx_turn unfinished;      /* part of it, which final counts: a placement (cell, and removed,
+                                   -1 when none) or jumps (njumps); written back before the end */
     int winner;                 /* -1 none */
     zz_end end;
 } zz_xx_game;
@@ -86,7 +89,8 @@ int zz_xx_sgf_parse(const char *text, size_t len, zz_xx_game *g, char *err, size
 void zz_xx_game_free(zz_xx_game *g);
 /* Write a replayed Extreme game as Boardspace SGF (VV[2], explicit Done): Start, the set-up's
  * R+ in cell order, Done, Swap and Done when swapped, then the turns; the end as Resign+Done or
- * WinOnTime.  Reading it back gives the same turns and final counts.  0, or -1 on a write error. */
+ * WinOnTime, after the unfinished part of the ending turn if any.  Reading it back gives the same
+ * turns and final position.  0, or -1 on a write error. */
 int zz_xx_sgf_write(FILE *f, const zz_xx_game *g);
 /* Read and replay a file: 0, -1 with "PATH: line N: why", or 1 (nothing read) when the file is
  * not a Zertz+xx record. */

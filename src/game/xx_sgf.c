@@ -135,12 +135,39 @@ static void turn_text(xrep *r, const zz_xx_pos *before_iso, const zz_xx_pos *aft
         }
 }
 
+/* The game ends in the middle of a turn (Resign, WinOnTime): keep the turn's placement, ring
+ * removal or jumps so far, which the final position counts, for zz_xx_sgf_write.  0, or -1. */
+static int keep_unfinished(xrep *r) {
+    zz_xx_game *g = r->g;
+    zz_xx_turn *u = &g->unfinished;
+    memset(u, 0, sizeof *u);
+    u->player = r->pos.to_move;
+    u->cell = u->removed = -1;
+    g->has_unfinished = r->placed >= 0 || r->removed >= 0 || r->njumps > 0;
+    if (r->njumps) {
+        if (r->njumps > (int)sizeof u->from) return fail(r, "capture chain too long");
+        u->kind = ZZ_XX_JUMPS;
+        u->njumps = (uint8_t)r->njumps;
+        for (int i = 0; i < r->njumps; i++) { u->from[i] = (uint8_t)r->jf[i]; u->to[i] = (uint8_t)r->jt[i]; }
+        return 0;
+    }
+    u->kind = ZZ_XX_PLACE;
+    if (r->placed >= 0) {
+        u->cell = (int16_t)r->placed;
+        u->rack = (uint8_t)r->placed_rack;
+        u->colour = (uint8_t)r->placed_colour;
+    }
+    u->removed = (int16_t)r->removed;
+    return 0;
+}
+
 static int do_done(xrep *r) {
     zz_xx_game *g = r->g;
     int me = r->pos.to_move;
     char text[ZZ_NOTATION_MAX];
     if (r->st == S_OVER) return 0;
     if (r->resigning) {                        /* in any state, the set-up included (RESIGN_STATE) */
+        if (keep_unfinished(r) < 0) return -1;
         if (r->st == S_SETRING) {              /* resigned while setting up: keep the layout */
             g->setup_rings = r->setup_rings;
             for (int c = 0; c < ZZ_XX_CELLS; c++) g->layout[c] = r->pos.cell[c] != ZZ_XX_NONE ? ZZ_XX_RING : ZZ_XX_NONE;
@@ -397,6 +424,7 @@ static int replay_op(xrep *r, int label, const char *v) {
     }
     if (!strcmp(word, "resign")) { r->resigning = !r->resigning; return 0; }
     if (!strcmp(word, "winontime")) {
+        if (keep_unfinished(r) < 0) return -1;
         r->g->final = r->pos;
         r->g->end = ZZ_END_TIME;
         r->g->winner = r->pos.to_move;

@@ -13,6 +13,25 @@ static void clean(const char *in, char *out, size_t n) {
     out[k] = 0;
 }
 
+/* The unfinished part of the ending turn (g->unfinished) as player pl's operations from history
+ * index *idx: the placement before the ring removal (a removal made first stays legal after it),
+ * or the jumps. */
+static void write_unfinished(FILE *f, const zz_xx_game *g, int pl, int *idx) {
+    const zz_xx_turn *u = &g->unfinished;
+    char a[8], b[8];
+    if (!g->has_unfinished) return;
+    if (u->kind == ZZ_XX_JUMPS) {
+        for (int i = 0; i < u->njumps; i++) {
+            colrow(u->from[i], a);
+            colrow(u->to[i], b);
+            fprintf(f, "; P%d[%d BtoB %s %s]\n", pl, (*idx)++, a, b);
+        }
+        return;
+    }
+    if (u->cell >= 0) { colrow(u->cell, a); fprintf(f, "; P%d[%d RtoB %d %d %s]\n", pl, (*idx)++, u->rack, u->colour, a); }
+    if (u->removed >= 0) { colrow(u->removed, b); fprintf(f, "; P%d[%d R- %s]\n", pl, (*idx)++, b); }
+}
+
 int zz_xx_sgf_write(FILE *f, const zz_xx_game *g) {
     char n0[64], n1[64], gn[128], a[8], b[8];
     clean(g->player_name[0][0] ? g->player_name[0] : "player0", n0, sizeof n0);
@@ -52,8 +71,13 @@ int zz_xx_sgf_write(FILE *f, const zz_xx_game *g) {
         last = p;
     }
     int mover = g->nturns ? 1 - last : fp;            /* who was to move after the last turn */
-    if (g->end == ZZ_END_RESIGN) fprintf(f, "; P%d[%d Resign ]\n; P%d[%d Done ]\n", mover, idx, mover, idx + 1);
-    else if (g->end == ZZ_END_TIME && g->winner == mover) fprintf(f, "; P%d[%d WinOnTime ]\n", mover, idx);
+    if (g->end == ZZ_END_RESIGN) {
+        write_unfinished(f, g, mover, &idx);
+        fprintf(f, "; P%d[%d Resign ]\n; P%d[%d Done ]\n", mover, idx, mover, idx + 1);
+    } else if (g->end == ZZ_END_TIME && g->winner == mover) {
+        write_unfinished(f, g, mover, &idx);
+        fprintf(f, "; P%d[%d WinOnTime ]\n", mover, idx);
+    }
     fprintf(f, ")\n");
     return ferror(f) ? -1 : 0;
 }

@@ -3,24 +3,10 @@
  * server's {"sgf": ...} bodies.  The input is the record's bytes, exactly (not NUL-terminated:
  * the parser must keep to len).  A record that replays must have consistent start and final
  * positions and write back (zz_sgf_write) as SGF that reads again to the same game: board,
- * variant, first player, start, turns, final position and result (but see
- * sgf_whole_turns_final on games that end in the middle of a turn). */
+ * variant, first player, start, turns, final position (a game that ends in the middle of a
+ * turn included) and result. */
 #include "fuzz.h"
 #include "game/sgf.h"
-
-/* Whether p is g's start with g's whole turns played, ending as g ends.  Open: a game that ends
- * in the middle of a turn (a Resign, or a win on time, after a placement or a jump of the
- * mover's unfinished turn: 103 archive games) counts that part in g->final, as Boardspace does,
- * but it is no turn of g, so zz_sgf_write cannot write it and the copy ends after the whole
- * turns (src/game/sgf_read.c keeps it, src/game/sgf_write.c cannot know it). */
-static bool sgf_whole_turns_final(const zz_game *g, const zz_pos *p) {
-    zz_pos q = g->start;
-    for (int t = 0; t < g->nturns; t++)
-        for (int k = 0; k < g->turns[t].nmoves; k++) zz_apply(&q, g->turns[t].moves[k], NULL);
-    q.end = g->final.end;
-    q.winner = g->final.winner;
-    return zz_pos_equal(&q, p);
-}
 
 /* g written as SGF and read back is the same game. */
 static void sgf_roundtrip(const zz_game *g) {
@@ -42,8 +28,7 @@ static void sgf_roundtrip(const zz_game *g) {
                   "written copy's turn %d: P%d %s, the record P%d %s", t + 1, h.turns[t].player, h.turns[t].text,
                   g->turns[t].player, g->turns[t].text);
     FZ_ASSERT(h.winner == g->winner && h.end == g->end, "written copy's result");
-    FZ_ASSERT(zz_pos_equal(&h.final, &g->final) || (fz_known_open(true) && sgf_whole_turns_final(g, &h.final)),
-              "written copy's final position");
+    FZ_ASSERT(zz_pos_equal(&h.final, &g->final), "written copy's final position");
     zz_game_free(&h);
     free(buf);
 }
@@ -55,16 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc != 0) {
         FZ_ASSERT(rc == -1, "zz_sgf_parse returned %d", rc);
         fz_check_message(err, sizeof err);
-    } else if (!fz_known_open(zz_is_winning_set(g.start.cap[0]) || zz_is_winning_set(g.start.cap[1]))) {
-        /* (open: a Zertz+H set-up that already gives a player a winning set is refused at Start
-         * but accepted in a record that never starts, src/game/sgf_read.c: its copy does not read) */
+    } else {
         FZ_ASSERT(zz_pos_validate(&g.start) == NULL && zz_pos_validate(&g.final) == NULL, "inconsistent positions");
-        /* the game's end is its final position's (open: Resign, then Edit, then a time node or
-         * Done leaves g.end RESIGN and g.final not over, src/game/sgf_read.c) */
-        bool ends_agree = g.end == ZZ_END_UNFINISHED || (g.final.end == g.end && g.final.winner == g.winner);
-        FZ_ASSERT(ends_agree || fz_known_open(true), "the game ends by %s (winner %d) but its final position by %d (winner %d)",
-                  zz_end_name(g.end), g.winner, (int)g.final.end, (int)g.final.winner);
-        if (ends_agree) sgf_roundtrip(&g);
+        FZ_ASSERT(!zz_is_winning_set(g.start.cap[0]) && !zz_is_winning_set(g.start.cap[1]),
+                  "the start position already gives a player a winning set");
+        /* the game's end is its final position's */
+        FZ_ASSERT(g.end == ZZ_END_UNFINISHED || (g.final.end == g.end && g.final.winner == g.winner),
+                  "the game ends by %s (winner %d) but its final position by %d (winner %d)", zz_end_name(g.end), g.winner,
+                  (int)g.final.end, (int)g.final.winner);
+        sgf_roundtrip(&g);
     }
     zz_game_free(&g);
     return 0;
