@@ -562,6 +562,27 @@ START_TEST(sgf_mid_turn_end_roundtrip) {
 }
 END_TEST
 
+/* A record that ends undecided on the board but says RE[...draw...] is a drawn game that is over:
+ * its final position says so too (it once said the game went on, while the game said drawn). */
+START_TEST(sgf_agreed_draw_is_over) {
+    const char *text = "(;GM[22]VV[2]SU[Zertz]RE[The game is a draw]\n;P0[0 Start P0]"
+                       ";P0[1 RtoB 2 0 D 4];P0[2 R- A 1];P0[3 Done])";
+    zz_game g, h;
+    char err[256];
+    ck_assert_msg(zz_sgf_parse(text, strlen(text), &g, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(zz_end_name(g.end), "draw");
+    ck_assert_int_eq(g.winner, -1);
+    ck_assert(zz_over(&g.final) && g.final.end == g.end && g.final.winner == -1);
+    size_t len;
+    char *out = sgf_text(&g, &len);
+    ck_assert_msg(zz_sgf_parse(out, len, &h, err, sizeof err) == 0, "%s\n%s", err, out);
+    ck_assert(h.end == g.end && zz_pos_equal(&h.final, &g.final));
+    free(out);
+    zz_game_free(&g);
+    zz_game_free(&h);
+}
+END_TEST
+
 START_TEST(sgf_bad_input) {
     static const char *cases[][2] = {
         { "", "not an SGF" },
@@ -765,6 +786,7 @@ static Suite *game_suite(void) {
     tcase_add_test(t, hash_distinguishes_positions);
     tcase_add_test(t, sgf_write_read_roundtrip);
     tcase_add_test(t, sgf_mid_turn_end_roundtrip);
+    tcase_add_test(t, sgf_agreed_draw_is_over);
     tcase_add_test(t, sgf_bad_input);
     tcase_add_test(t, replay_tool_messages);
     tcase_add_test(t, fuzz_parsers);

@@ -621,6 +621,8 @@ int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t err
     if (g->end == ZZ_END_UNFINISHED && r.result_draw) {   /* undecided on the board, agreed drawn */
         g->end = ZZ_END_PLY_CAP;
         g->winner = -1;
+        g->final.end = ZZ_END_PLY_CAP;    /* the game is over (Boardspace: DRAW_STATE, then GAMEOVER) */
+        g->final.winner = -1;
     }
     return 0;
 }
