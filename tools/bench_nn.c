@@ -7,7 +7,9 @@
  * --gpu (make bench-gpu): the GPU inference net (src/cuda) at batch 1 .. 4096, end to end (host
  * input in, host outputs back), next to this machine's CPU inference at the same batch; then the
  * GPU training step (src/cuda/train_net.h) at batch 256 and 1024 next to the CPU's nn_train_step,
- * and the training kernels' hex convolution forward and backward alone.
+ * and the training kernels' hex convolution forward and backward alone.  Every GPU call is checked
+ * (one before it is timed, and each timed one): a failure prints "zertz: bench_nn: GPU ...: why"
+ * and exits 1 instead of timing calls that did nothing.
  *
  * Runs the table on 1 thread, then on all OpenMP threads.  Peak: measured, as the FLOPs per
  * CPU-second of a loop of independent FMAs at the kernels' vector width on one thread (the most a
@@ -155,6 +157,7 @@ typedef struct {
     float *x, *y, *w, *dx, *dw;
     int C;
     zz_cuda_infer *gpu;
+    char gpu_err[320];          /* the first GPU failure of a timed call ("" while none) */
 } ctx_t;
 
 static void run_infer(void *p) { ctx_t *c = p; nn_infer_forward(c->inf, c->b->x, c->N, c->logits, c->values, NULL, 0); }
@@ -230,7 +233,27 @@ static int table(ctx_t *c, nn_sample *s, nn_batch *b, uint64_t *rng, const char 
 }
 
 
-static void run_gpu(void *p) { ctx_t *c = p; zz_cuda_infer_forward(c->gpu, c->x, c->N, c->logits, c->values, NULL, 0); }
+/* One GPU forward; a failure is kept in c->gpu_err (the first one), to be reported, not timed. */
+static void run_gpu(void *p)
+{
+    ctx_t *c = p;
+    char err[320];
+    if (zz_cuda_infer_forward(c->gpu, c->x, c->N, c->logits, c->values, err, sizeof err) != 0 && !c->gpu_err[0])
+        snprintf(c->gpu_err, sizeof c->gpu_err, "%s", err);
+}
+
+/* Time run_gpu at c->N after one checked call: the seconds per call, or -1 after a message on
+ * stderr (the GPU failed, before or while being timed). */
+static double time_gpu(ctx_t *c, double seconds)
+{
+    double cpu, t = -1;
+    c->gpu_err[0] = 0;
+    run_gpu(c);
+    if (!c->gpu_err[0]) t = time_it(run_gpu, c, seconds, &cpu);
+    if (!c->gpu_err[0]) return t;
+    fprintf(stderr, "zertz: bench_nn: GPU inference at batch %d: %s\n", c->N, c->gpu_err);
+    return -1;
+}
 
 /* GPU inference at batch 1 .. 4096 against the CPU's (all threads), in one run.  0, or 1 on error. */
 static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
@@ -250,9 +273,11 @@ static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
     printf("\n==== GPU inference (folded, fused, CUDA graphs), host buffers in and out\n");
     printf("batch   GPU samples/s   GPU GFLOP/s   CPU samples/s   GPU/CPU\n");
     static const int NS[] = { 1, 64, 256, 1024, 4096 };
-    for (unsigned k = 0; k < sizeof NS / sizeof *NS; k++) {
+    int rc = 0;
+    for (unsigned k = 0; k < sizeof NS / sizeof *NS && !rc; k++) {
         c->N = NS[k];
-        double cpu, tg = time_it(run_gpu, c, seconds, &cpu);
+        double cpu, tg = time_gpu(c, seconds);
+        if (tg < 0) { rc = 1; break; }
         c->x = x;
         double tc = time_it(run_infer_x, c, seconds, &cpu);
         printf("%-6d %15.0f %13.1f %15.0f %9.1fx\n", c->N, c->N / tg, flops * c->N / tg / 1e9, c->N / tc, tc / tg);
@@ -260,7 +285,7 @@ static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
     c->x = keep_x; c->logits = keep_l; c->values = keep_v;
     zz_cuda_infer_free(c->gpu);
     free(x); free(lg); free(vl);
-    return 0;
+    return rc;
 }
 
 typedef struct {
@@ -272,21 +297,52 @@ typedef struct {
     float *x, *y, *w, *dx, *dw;     /* backend memory, for the per-op lines */
     const int *nb;
     int rows, P, C;
+    char gpu_err[320];              /* the first GPU failure of a timed call ("" while none) */
 } train_ctx;
 
-static void run_gpu_step(void *p) { train_ctx *t = p; zzt_net_train_step(t->net, &t->sgd, t->b, -1, 1.0, NULL, NULL, 0); }
+/* Keep the first GPU failure (what failed: rc -1 and err) in t->gpu_err. */
+static void gpu_failed(train_ctx *t, int rc, const char *what, const char *err)
+{
+    if (rc != 0 && !t->gpu_err[0]) snprintf(t->gpu_err, sizeof t->gpu_err, "%s: %s", what, err[0] ? err : "failed");
+}
+
+static void run_gpu_step(void *p)
+{
+    train_ctx *t = p;
+    char err[320] = "";
+    gpu_failed(t, zzt_net_train_step(t->net, &t->sgd, t->b, -1, 1.0, NULL, err, sizeof err), "training step", err);
+}
 static void run_cpu_step(void *p) { train_ctx *t = p; nn_train_step(t->m, &t->sgd, t->b, 1.0, NULL, NULL, 0); }
 static void run_gpu_conv(void *p)
 {
     train_ctx *t = p;
-    zzt_conv_forward(t->ops, t->y, t->x, t->w, NULL, t->nb, t->rows, t->P, NN_TAPS, t->C, t->C);
-    zzt_ctx_backend(t->ops)->sync(NULL, 0);
+    char err[320] = "";
+    int rc = zzt_conv_forward(t->ops, t->y, t->x, t->w, NULL, t->nb, t->rows, t->P, NN_TAPS, t->C, t->C);
+    if (rc) snprintf(err, sizeof err, "%s", zzt_error(t->ops));
+    else rc = zzt_ctx_backend(t->ops)->sync(err, sizeof err);
+    gpu_failed(t, rc, "hex conv forward", err);
 }
 static void run_gpu_conv_bwd(void *p)
 {
     train_ctx *t = p;
-    zzt_conv_backward(t->ops, t->dx, t->dw, NULL, t->y, t->x, t->w, t->nb, t->rows, t->P, NN_TAPS, t->C, t->C);
-    zzt_ctx_backend(t->ops)->sync(NULL, 0);
+    char err[320] = "";
+    int rc = zzt_conv_backward(t->ops, t->dx, t->dw, NULL, t->y, t->x, t->w, t->nb, t->rows, t->P, NN_TAPS, t->C, t->C);
+    if (rc) snprintf(err, sizeof err, "%s", zzt_error(t->ops));
+    else rc = zzt_ctx_backend(t->ops)->sync(err, sizeof err);
+    gpu_failed(t, rc, "hex conv backward", err);
+}
+
+/* Time the GPU call f on t after one checked call: seconds per call, or -1 after a message on
+ * stderr (the GPU failed, before or while being timed). */
+static double time_gpu_train(bench_fn f, train_ctx *t, double seconds)
+{
+    double cpu, s = -1;
+    t->gpu_err[0] = 0;
+    f(t);
+    if (!t->gpu_err[0]) s = time_it(f, t, seconds, &cpu);
+    if (!t->gpu_err[0]) return s;
+    fprintf(stderr, "zertz: bench_nn: GPU training: %s\n", t->gpu_err);
+    return -1;
 }
 
 /* GPU training (src/cuda/train_net.h: the tape on the GPU's training kernels) at batch 256 and
@@ -317,7 +373,9 @@ static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double secon
             fprintf(stderr, "zertz: bench_nn: GPU training: %s\n", err);
             return 1;
         }
-        double cpu, tg = time_it(run_gpu_step, &t, seconds, &cpu), tc = time_it(run_cpu_step, &t, seconds, &cpu);
+        double cpu, tg = time_gpu_train(run_gpu_step, &t, seconds);
+        if (tg < 0) return 1;
+        double tc = time_it(run_cpu_step, &t, seconds, &cpu);
         printf("%-6d %15.0f %13.1f %15.0f %9.1fx\n", N, N / tg, 3 * f1 * N / tg / 1e9, N / tc, tc / tg);
     }
     /* the hex convolution C->C alone, batch 256 */
@@ -337,8 +395,9 @@ static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double secon
         return 1;
     }
     t.nb = nb;
-    double fl = 2.0 * t.rows * NN_TAPS * t.C * t.C, cpu;
-    double tf = time_it(run_gpu_conv, &t, seconds, &cpu), tb = time_it(run_gpu_conv_bwd, &t, seconds, &cpu);
+    double fl = 2.0 * t.rows * NN_TAPS * t.C * t.C;
+    double tf = time_gpu_train(run_gpu_conv, &t, seconds), tb = tf < 0 ? -1 : time_gpu_train(run_gpu_conv_bwd, &t, seconds);
+    if (tb < 0) return 1;
     printf("hex conv %d->%d, batch 256 (training kernels): forward %.1f GFLOP/s, backward (dx + dw) %.1f GFLOP/s\n",
            t.C, t.C, fl / tf / 1e9, 2 * fl / tb / 1e9);
     void *bufs[] = { t.x, t.y, t.dx, t.w, t.dw, nb };

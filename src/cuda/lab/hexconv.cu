@@ -15,7 +15,10 @@
 //   2  the library's kernel (kernels.cuh zzk_conv): implicit GEMM, 64×64 tiles, BK 16, 4×4 per thread
 //   3  one block per sample: the sample's rows in shared memory (+ a zero row for off-board
 //      neighbours), one output channel per thread.x, up to 16 rows per thread in registers, so each
-//      weight read from global/L1 serves 16 rows (Co ≤ 256)
+//      weight read from global/L1 serves 16 rows (Co ≤ 256).  Its dynamic shared memory, (P+1)·Ci
+//      floats + 7·P ints, passes the default 48 KiB on 61 rings from Ci = 192 on: main raises the
+//      kernel's limit (cudaFuncAttributeMaxDynamicSharedMemorySize) to what the shape needs, and
+//      refuses a shape over the device's opt-in maximum
 // Never run on a GPU yet (written in a session without one): see src/cuda/NOTES.md.
 #include <cuda_runtime.h>
 #include <math.h>
@@ -53,8 +56,8 @@ __global__ void k_v1(const float *x, const float *w, const float *b, const float
 }
 
 // ---- version 3 ----------------------------------------------------------------------------------
-enum { V3_RG = 4, V3_MAXR = 16 };     // row groups per block; rows per thread (P ≤ V3_RG·V3_MAXR)
-__global__ void k_v3(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ b,
+enum { V3_RG = 4, V3_MAXR = 16, V3_MAXCO = 256 };  // row groups per block; rows per thread (P ≤ V3_RG·V3_MAXR); Co
+__global__ void __launch_bounds__(V3_MAXCO * V3_RG) k_v3(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ b,
                      const float *__restrict__ res, float *__restrict__ y, const int *__restrict__ nb,
                      int P, int ci, int co)
 {
@@ -94,6 +97,28 @@ __global__ void k_v3(const float *__restrict__ x, const float *__restrict__ w, c
     }
 }
 
+// Version 3's dynamic shared memory for P cells and ci input channels (bytes).
+static size_t v3_smem(int P, int ci) { return sizeof(float) * (size_t)(P + 1) * ci + sizeof(int) * (size_t)P * 7; }
+
+// Let version 3 use the shared memory its shape needs (over 48 KiB needs the attribute set), or
+// say why it cannot: 0, or 1 after a message.
+static int v3_prepare(const cudaDeviceProp *prop, int P, int ci)
+{
+    size_t smem = v3_smem(P, ci);
+    if (smem > prop->sharedMemPerBlockOptin) {
+        fprintf(stderr, "lab_hexconv: version 3 needs %zu bytes of shared memory, the device allows %zu\n", smem,
+                (size_t)prop->sharedMemPerBlockOptin);
+        return 1;
+    }
+    cudaError_t e = cudaFuncSetAttribute(k_v3, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "lab_hexconv: version 3: cudaFuncSetAttribute(MaxDynamicSharedMemorySize, %zu): %s\n", smem,
+                cudaGetErrorString(e));
+        return 1;
+    }
+    return 0;
+}
+
 static void launch(int version, const float *x, const float *w, const float *b, const float *res, float *y,
                    const int *nb, int N, int P, int ci, int co)
 {
@@ -105,8 +130,7 @@ static void launch(int version, const float *x, const float *w, const float *b, 
         dim3 grid((unsigned)((rows + ZZK_BM - 1) / ZZK_BM), (unsigned)((co + ZZK_BN - 1) / ZZK_BN));
         zzk_conv<<<grid, ZZK_NTHREADS>>>(x, w, b, res, y, nb, rows, P, 7, ci, co, 1);
     } else {
-        size_t smem = sizeof(float) * (size_t)(P + 1) * ci + sizeof(int) * (size_t)P * 7;
-        k_v3<<<N, dim3(co, V3_RG), smem>>>(x, w, b, res, y, nb, P, ci, co);
+        k_v3<<<N, dim3(co, V3_RG), v3_smem(P, ci)>>>(x, w, b, res, y, nb, P, ci, co);
     }
     CK(cudaGetLastError());
 }
@@ -119,7 +143,7 @@ int main(int argc, char **argv)
     nn_geom g;
     nn_geom_init(&g, kind);
     int P = g.ncells, ci = C, co = C;
-    if (P > V3_RG * V3_MAXR || co > 256) { fprintf(stderr, "lab_hexconv: shape outside version 3's limits\n"); return 1; }
+    if (P > V3_RG * V3_MAXR || co > V3_MAXCO) { fprintf(stderr, "lab_hexconv: shape outside version 3's limits\n"); return 1; }
     size_t nx = (size_t)N * P * ci, nw = (size_t)7 * ci * co, ny = (size_t)N * P * co;
     float *x = (float *)malloc(nx * 4), *w = (float *)malloc(nw * 4), *b = (float *)malloc(co * 4);
     float *res = (float *)malloc(ny * 4), *ref = (float *)malloc(ny * 4), *got = (float *)malloc(ny * 4);
@@ -145,6 +169,7 @@ int main(int argc, char **argv)
     CK(cudaMemcpy(dnb, nbh, sizeof nbh, cudaMemcpyHostToDevice));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
+    if ((!only || only == 3) && v3_prepare(&prop, P, ci)) return 1;
     double flop = 2.0 * ny * 7 * ci;                            // live taps only (off-board ones counted)
     printf("lab_hexconv on %s: %d rings (P=%d), N=%d, %d->%d, %.2f GFLOP per call\n", prop.name, rings, P, N, ci, co, flop * 1e-9);
     printf("%-8s %12s %12s %12s\n", "version", "rel.err", "time(us)", "GFLOP/s");
