@@ -6,8 +6,15 @@
  *     tensors and on positions reached by random play, with and without CUDA graphs;
  *   - a mixed batch gives each position exactly what it gets alone;
  *   - checkpoint file -> GPU evaluator agrees with checkpoint file -> CPU evaluator (priors, values).
+ *   - graphs re-captured after the buffers grow give what they gave before, and the CPU's;
+ *   - the GPU evaluator and the GPU trainer from two threads at once give what each gives alone;
+ *   - a failed launch and a failed graph capture (zz_cuda_test_fail_launches) leave the context
+ *     usable, and the evaluators and the trainer of a run go on on the CPU after such a failure.
  * Without a GPU (or built without CUDA) the suite says so loudly, checks that the GPU entry points
- * fail cleanly with a message, and passes. */
+ * fail cleanly with a message, and passes.  Always, GPU or not: ZZ_CUDA_FAKE_NO_IMAGE=1 (a GPU the
+ * build has no code for) gives the CPU evaluators with the reason, and a training backend that
+ * fails mid-run (an emulated one made to fail) hands its weights to the CPU trainer, which goes on
+ * exactly as if it had moved there by hand. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,9 +22,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 #include "cuda/backend.h"
 #include "cuda/infer_cuda.h"
 #include "cuda/net.h"
+#include "cuda/train_net.h"
+#include "train/live_eval.h"
+#include "train/trainer.h"
 #include "nn/checkpoint.h"
 #include "nn/infer.h"
 #include "nn/ops.h"
@@ -85,6 +96,173 @@ START_TEST(no_gpu_fails_cleanly)
     float *w = malloc(nw * sizeof *w);
     ck_assert(w && zz_cuda_fold(m, w) == nw);
     free(w);
+    nn_model_free(m);
+}
+END_TEST
+
+/* ---- always (GPU or not) -------------------------------------------------------------------- */
+
+/* n random positions on board kind, evaluated by a and by b: priors and values within tol. */
+static void same_evaluations(mcts_evaluator *a, mcts_evaluator *b, zz_board_kind kind, uint64_t *rng, float tol,
+                             const char *what)
+{
+    enum { N = 12 };
+    static zz_pos pos[N];
+    static zz_move moves[N][ZZ_MAX_MOVES];
+    static float pa[N][ZZ_MAX_MOVES], pb[N][ZZ_MAX_MOVES];
+    char err[320];
+    mcts_eval_item ia[N], ib[N];
+    for (int i = 0; i < N; i++) {
+        random_position(&pos[i], kind, rng, 50);
+        int nm = zz_gen_moves(&pos[i], moves[i]);
+        ia[i] = (mcts_eval_item){ &pos[i], moves[i], nm, pa[i], 0 };
+        ib[i] = (mcts_eval_item){ &pos[i], moves[i], nm, pb[i], 0 };
+    }
+    ck_assert_msg(!mcts_evaluate(a, ia, N, err, sizeof err), "%s: %s", what, err);
+    ck_assert_msg(!mcts_evaluate(b, ib, N, err, sizeof err), "%s: %s", what, err);
+    for (int i = 0; i < N; i++) {
+        ck_assert_msg(fabsf(ia[i].value - ib[i].value) <= tol, "%s: value %g vs %g", what, ia[i].value, ib[i].value);
+        for (int k = 0; k < ia[i].nmoves; k++)
+            ck_assert_msg(fabsf(pa[i][k] - pb[i][k]) <= tol, "%s: prior %g vs %g", what, pa[i][k], pb[i][k]);
+    }
+}
+
+static void save_model(const nn_model *m, char *path, size_t n, const char *tag)
+{
+    char err[320];
+    snprintf(path, n, "/tmp/zz_test_cuda_%s_%d.ckpt", tag, (int)getpid());
+    ck_assert_msg(!nn_checkpoint_save(path, m, 3, false, err, sizeof err), "%s", err);
+}
+
+/* ZZ_CUDA_FAKE_NO_IMAGE=1: the GPU (if any) refused with the reason; mcts_eval_net_auto and the
+ * training run's live evaluator are the CPU ones, and say why. */
+START_TEST(fake_no_image_gives_cpu_evaluators)
+{
+    char err[320], msg[320], sel[320], backend[400], path[256];
+    int real = zz_cuda_available(msg, sizeof msg);
+    setenv("ZZ_CUDA_FAKE_NO_IMAGE", "1", 1);
+    ck_assert_int_eq(zz_cuda_available(msg, sizeof msg), 0);
+    ck_assert(msg[0]);
+    if (real)
+        ck_assert_msg(strstr(msg, "cannot run this build's kernels") && strstr(msg, "ZZ_CUDA_FAKE_NO_IMAGE"), "%s", msg);
+    ck_assert_int_eq(zz_cuda_select(sel, sizeof sel), 0);
+    ck_assert_msg(!strncmp(sel, "cpu: ", 5) && !strcmp(sel + 5, msg), "%s", sel);
+    uint64_t rng = seed0 ^ 0x4242;
+    nn_model *m = random_model(ZZ_B37, 1, &rng);
+    save_model(m, path, sizeof path, "fake");
+    mcts_evaluator *a = mcts_eval_net_auto(path, backend, sizeof backend, err, sizeof err);
+    mcts_evaluator *c = mcts_eval_nn_new(path, err, sizeof err);
+    mcts_evaluator *l = tr_live_eval_new(m, err, sizeof err);
+    ck_assert_msg(a && c && l, "%s", err);
+    ck_assert_str_eq(backend, sel);
+    ck_assert_str_eq(a->name, c->name);
+    ck_assert_msg(!strncmp(tr_live_eval_backend(l), "CPU (", 5), "%s", tr_live_eval_backend(l));
+    same_evaluations(a, c, ZZ_B37, &rng, 0, "auto evaluator, faked GPU without code");
+    same_evaluations(l, c, ZZ_B37, &rng, 1e-6f, "live evaluator, faked GPU without code");
+    unsetenv("ZZ_CUDA_FAKE_NO_IMAGE");
+    mcts_evaluator_free(a);
+    mcts_evaluator_free(c);
+    mcts_evaluator_free(l);
+    nn_model_free(m);
+    remove(path);
+}
+END_TEST
+
+/* A replay window of 8 samples on board kind (one visit each, two in three full). */
+typedef struct {
+    tr_sample ring[8];
+    nn_visit visits[8];
+    tr_replay r;
+} small_replay;
+
+static void small_replay_init(small_replay *sr, zz_board_kind kind, uint64_t *rng)
+{
+    zz_move mv[ZZ_MAX_MOVES];
+    for (int i = 0; i < 8; i++) {
+        zz_pos p;
+        random_position(&p, kind, rng, 40);
+        int nm = zz_gen_moves(&p, mv);
+        sr->visits[i] = (nn_visit){ mv[zz_rand_below(rng, (uint32_t)nm)], 3 };
+        sr->ring[i] = (tr_sample){ .pos = p, .z = (float)((int)zz_rand_below(rng, 3) - 1), .full = i % 3 != 0,
+                                   .nvisits = 1, .visits = &sr->visits[i] };
+    }
+    sr->r = (tr_replay){ .board = kind, .capacity = 8, .ring = sr->ring, .count = 8 };
+}
+
+/* A trainer of batch 6 over a copy of m, on backend be (NULL: the CPU). */
+static void trainer_on(tr_trainer *t, const nn_model *m, const zzt_backend *be)
+{
+    char err[320];
+    nn_model *c = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err);
+    ck_assert_msg(c && !nn_model_copy(c, m, err, sizeof err), "%s", err);
+    nn_sgd o;
+    nn_sgd_default(&o);
+    o.warmup = 0;
+    ck_assert_msg(!tr_trainer_init(t, c, &o, 6, 1.0, 77, err, sizeof err), "%s", err);
+    if (be) ck_assert_msg(!tr_trainer_use_backend(t, be, err, sizeof err), "%s", err);
+}
+
+/* The emulated training backend, made to fail: launches while fail_launch, reads while fail_read. */
+static int fail_launch, fail_read;
+
+static int failing_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err, size_t n)
+{
+    if (!fail_launch) return zzt_emu_backend()->launch(k, threads, a, err, n);
+    snprintf(err, n, "injected launch failure");
+    return -1;
+}
+
+static int failing_download(void *host, const void *src, size_t bytes, char *err, size_t n)
+{
+    if (!fail_read) return zzt_emu_backend()->download(host, src, bytes, err, n);
+    snprintf(err, n, "injected read failure");
+    return -1;
+}
+
+/* The trainer's backend fails at its second step: the step runs on the CPU from the backend's
+ * weights, exactly as a trainer moved to the CPU by hand after one backend step; when the weights
+ * cannot be read back either, the step fails naming both causes. */
+START_TEST(trainer_falls_back_to_cpu)
+{
+    char err[512];
+    zzt_backend failing = *zzt_emu_backend();
+    failing.name = "failing";
+    failing.launch = failing_launch;
+    failing.download = failing_download;
+    uint64_t rng = seed0 ^ 0x7777;
+    nn_model *m = random_model(ZZ_B37, 1, &rng);
+    small_replay sr;
+    small_replay_init(&sr, ZZ_B37, &rng);
+    tr_trainer a, b;
+    nn_loss_parts la, lb;
+    trainer_on(&a, m, &failing);
+    trainer_on(&b, m, zzt_emu_backend());
+    ck_assert(!tr_trainer_step(&a, &sr.r, &la, NULL, err, sizeof err) && !tr_trainer_step(&b, &sr.r, &lb, NULL, err, sizeof err));
+    ck_assert_msg(tr_trainer_model(&b, err, sizeof err), "%s", err);     /* b to the CPU by hand */
+    zzt_net_free(b.dev);
+    b.dev = NULL;
+    fail_launch = 1;
+    ck_assert_msg(!tr_trainer_step(&a, &sr.r, &la, NULL, err, sizeof err), "%s", err);
+    fail_launch = 0;
+    ck_assert_msg(!tr_trainer_step(&b, &sr.r, &lb, NULL, err, sizeof err), "%s", err);
+    ck_assert_str_eq(tr_trainer_backend(&a), "cpu");
+    ck_assert_msg(tr_trainer_fallback(&a) && strstr(tr_trainer_fallback(&a), "injected launch failure"), "%s",
+                  tr_trainer_fallback(&a) ? tr_trainer_fallback(&a) : "(none)");
+    ck_assert(la.policy == lb.policy && la.value == lb.value && la.l2 == lb.l2);
+    ck_assert(!memcmp(a.model->param, b.model->param, m->nparams * sizeof(float)));
+    ck_assert(!memcmp(a.model->mom, b.model->mom, m->nparams * sizeof(float)));
+    tr_trainer_free(&a);
+    tr_trainer_free(&b);
+    /* the weights cannot come back: the step fails, with both causes */
+    trainer_on(&a, m, &failing);
+    ck_assert(!tr_trainer_step(&a, &sr.r, &la, NULL, err, sizeof err));
+    fail_launch = fail_read = 1;
+    ck_assert(tr_trainer_step(&a, &sr.r, &la, NULL, err, sizeof err) != 0);
+    ck_assert_msg(strstr(err, "injected launch failure") && strstr(err, "injected read failure"), "%s", err);
+    ck_assert(tr_trainer_model(&a, err, sizeof err) == NULL);
+    ck_assert_msg(strstr(err, "reading the weights back from the failing backend"), "%s", err);
+    fail_launch = fail_read = 0;
+    tr_trainer_free(&a);
     nn_model_free(m);
 }
 END_TEST
@@ -236,6 +414,262 @@ START_TEST(checkpoint_evaluators_agree)
 }
 END_TEST
 
+/* Graphs captured, then the buffers grown past their capacity (every graph dropped), then the
+ * small batches again: re-captured graphs give what the first ones gave, bit for bit, and the
+ * CPU's outputs. */
+START_TEST(graphs_recaptured_after_growth)
+{
+    char err[320];
+    uint64_t rng = seed0 ^ 0x3131;
+    for (int kind = 0; kind < ZZ_NBOARDS; kind++) {
+        nn_model *m = random_model((zz_board_kind)kind, 2, &rng);
+        int P = m->geom.ncells;
+        enum { NMAX = 64 };
+        static zz_pos pos[NMAX];
+        for (int i = 0; i < NMAX; i++) random_position(&pos[i], (zz_board_kind)kind, &rng, 60);
+        size_t nl = (size_t)NMAX * P * NN_HEADS;
+        float *lc = malloc(nl * 4), *lg = malloc(nl * 4), *first = malloc(nl * 4), vc[NMAX], vg[NMAX];
+        nn_infer *cpu = nn_infer_create(m, err, sizeof err);
+        zz_cuda_infer *gpu = zz_cuda_infer_create(m, 16, ZZ_CUDA_GRAPHS, err, sizeof err);
+        ck_assert_msg(cpu && gpu && lc && lg && first, "%s", err);
+        static const int NS[] = { 5, 16, 40, 5, 16, 64, 5 };
+        for (unsigned k = 0; k < sizeof NS / sizeof *NS; k++) {
+            int N = NS[k];
+            ck_assert_msg(!zz_cuda_infer_positions(gpu, pos, N, lg, vg, err, sizeof err), "board %d N %d: %s", kind, N, err);
+            ck_assert(!nn_infer_positions(cpu, pos, N, lc, vc, err, sizeof err));
+            double el = rel_err(lg, lc, (size_t)N * P * NN_HEADS, 1e-2), ev = rel_err(vg, vc, N, 1e-1);
+            ck_assert_msg(el < 1e-4 && ev < 1e-4, "board %d, call %u (N %d): logits rel err %g, values %g", kind, k, N, el, ev);
+            if (k == 0) memcpy(first, lg, (size_t)N * P * NN_HEADS * 4);
+            else if (N == 5)
+                ck_assert_msg(!memcmp(first, lg, (size_t)N * P * NN_HEADS * 4), "board %d: N 5 after growth differs", kind);
+        }
+        zz_cuda_infer_free(gpu);
+        nn_infer_free(cpu);
+        nn_model_free(m);
+        free(lc); free(lg); free(first);
+    }
+}
+END_TEST
+
+/* n samples of one visit each on board g, built into b. */
+static void small_batch(nn_batch *b, const nn_geom *g, int n, uint64_t *rng)
+{
+    char err[320];
+    nn_sample s[32];
+    nn_visit v[32];
+    zz_move mv[ZZ_MAX_MOVES];
+    ck_assert(n <= 32);
+    for (int i = 0; i < n; i++) {
+        random_position(&s[i].pos, g->kind, rng, 40);
+        int nm = zz_gen_moves(&s[i].pos, mv);
+        v[i] = (nn_visit){ mv[zz_rand_below(rng, (uint32_t)nm)], 2 };
+        s[i].visits = &v[i];
+        s[i].nvisits = 1;
+        s[i].z = (float)((int)zz_rand_below(rng, 3) - 1);
+    }
+    nn_batch_init(b);
+    ck_assert_msg(!nn_batch_build(b, g, s, n, NULL, rng, err, sizeof err), "%s", err);
+}
+
+/* The GPU inference net, `rounds` times on the same positions: each output == ref, bit for bit. */
+typedef struct {
+    zz_cuda_infer *gpu;
+    const zz_pos *pos;
+    int n, rounds, mismatches;
+    const float *ref_l, *ref_v;
+    float *l, *v;
+    char err[320];
+} eval_job;
+
+static void *eval_job_run(void *p)
+{
+    eval_job *j = p;
+    size_t nl = (size_t)j->n * zz_cuda_infer_geom(j->gpu)->ncells * NN_HEADS;
+    for (int r = 0; r < j->rounds; r++) {
+        if (zz_cuda_infer_positions(j->gpu, j->pos, j->n, j->l, j->v, j->err, sizeof j->err)) { j->mismatches = -1; break; }
+        j->mismatches += memcmp(j->l, j->ref_l, nl * 4) != 0 || memcmp(j->v, j->ref_v, (size_t)j->n * 4) != 0;
+    }
+    return NULL;
+}
+
+/* Training steps on the GPU trainer over 3 batches; the losses of each. */
+typedef struct {
+    zzt_net *net;
+    nn_sgd sgd;
+    const nn_batch *b;
+    int steps, rc;
+    nn_loss_parts loss[6];
+    char err[320];
+} train_job;
+
+static void *train_job_run(void *p)
+{
+    train_job *j = p;
+    for (int s = 0; s < j->steps && !j->rc; s++)
+        j->rc = zzt_net_train_step(j->net, &j->sgd, &j->b[s % 3], -1, 1.0, &j->loss[s], j->err, sizeof j->err);
+    return NULL;
+}
+
+/* A GPU trainer of m doing 6 steps on b[3] on this thread; its losses and weights in out, m2. */
+static void train_alone(const zzt_backend *be, const nn_model *m, const nn_batch *b, train_job *out, nn_model *m2)
+{
+    char err[320];
+    *out = (train_job){ .net = zzt_net_create(be, m, err, sizeof err), .b = b, .steps = 6 };
+    ck_assert_msg(out->net, "%s", err);
+    nn_sgd_default(&out->sgd);
+    train_job_run(out);
+    ck_assert_msg(!out->rc, "%s", out->err);
+    ck_assert(!zzt_net_download(out->net, m2, err, sizeof err));
+    zzt_net_free(out->net);
+    out->net = NULL;
+}
+
+/* The self-play network and the trainer on the GPU from two threads at once (each on its own
+ * stream): each gives exactly what it gives alone. */
+START_TEST(evaluator_and_trainer_in_two_threads)
+{
+    char err[320];
+    uint64_t rng = seed0 ^ 0x2222;
+    const zzt_backend *be = zzt_cuda_backend(err, sizeof err);
+    ck_assert_msg(be, "%s", err);
+    nn_model *m = random_model(ZZ_B48, 2, &rng), *alone = random_model(ZZ_B48, 2, &rng), *both = random_model(ZZ_B48, 2, &rng);
+    nn_batch b[3];
+    for (int i = 0; i < 3; i++) small_batch(&b[i], &m->geom, 24, &rng);
+    enum { N = 48 };
+    static zz_pos pos[N];
+    for (int i = 0; i < N; i++) random_position(&pos[i], ZZ_B48, &rng, 60);
+    size_t nl = (size_t)N * m->geom.ncells * NN_HEADS;
+    float *ref_l = malloc(nl * 4), *l = malloc(nl * 4), ref_v[N], v[N];
+    zz_cuda_infer *gpu = zz_cuda_infer_create(m, 64, ZZ_CUDA_GRAPHS, err, sizeof err);
+    ck_assert_msg(gpu && ref_l && l, "%s", err);
+    ck_assert_msg(!zz_cuda_infer_positions(gpu, pos, N, ref_l, ref_v, err, sizeof err), "%s", err);
+    train_job t0, t1;
+    train_alone(be, m, b, &t0, alone);
+    t1 = (train_job){ .net = zzt_net_create(be, m, err, sizeof err), .b = b, .steps = 6 };
+    ck_assert_msg(t1.net, "%s", err);
+    nn_sgd_default(&t1.sgd);
+    eval_job e = { .gpu = gpu, .pos = pos, .n = N, .rounds = 40, .ref_l = ref_l, .ref_v = ref_v, .l = l, .v = v };
+    pthread_t te, tt;
+    ck_assert(!pthread_create(&te, NULL, eval_job_run, &e) && !pthread_create(&tt, NULL, train_job_run, &t1));
+    pthread_join(te, NULL);
+    pthread_join(tt, NULL);
+    ck_assert_msg(e.mismatches == 0, "evaluator beside the trainer: %d of %d rounds differ from alone (%s)", e.mismatches,
+                  e.rounds, e.err);
+    ck_assert_msg(!t1.rc, "trainer beside the evaluator: %s", t1.err);
+    for (int s = 0; s < 6; s++)
+        ck_assert_msg(t1.loss[s].policy == t0.loss[s].policy && t1.loss[s].value == t0.loss[s].value,
+                      "step %d: losses beside the evaluator differ from alone", s);
+    ck_assert(!zzt_net_download(t1.net, both, err, sizeof err));
+    ck_assert_msg(!memcmp(both->param, alone->param, m->nparams * 4) && !memcmp(both->stats, alone->stats, m->nstats * 4),
+                  "weights after 6 steps beside the evaluator differ from alone");
+    zzt_net_free(t1.net);
+    zz_cuda_infer_free(gpu);
+    for (int i = 0; i < 3; i++) nn_batch_free(&b[i]);
+    nn_model_free(m); nn_model_free(alone); nn_model_free(both);
+    free(ref_l); free(l);
+}
+END_TEST
+
+/* A failed launch (graphs off) and a failed capture (graphs on, a bucket's first use) fail the
+ * call with a message; the next call succeeds and matches the CPU. */
+static void infer_recovers(const nn_model *m, const zz_pos *pos, int graphs)
+{
+    char err[320] = "";
+    int P = m->geom.ncells, N = 8;
+    float lg[8 * ZZ_MAX_RINGS * NN_HEADS], lc[8 * ZZ_MAX_RINGS * NN_HEADS], vg[8], vc[8];
+    nn_infer *cpu = nn_infer_create(m, err, sizeof err);
+    zz_cuda_infer *gpu = zz_cuda_infer_create(m, 16, graphs ? ZZ_CUDA_GRAPHS : 0, err, sizeof err);
+    ck_assert_msg(cpu && gpu, "%s", err);
+    zz_cuda_test_fail_launches(1);
+    err[0] = 0;
+    ck_assert_msg(zz_cuda_infer_positions(gpu, pos, N, lg, vg, err, sizeof err) != 0, "graphs %d: the failed launch went unnoticed", graphs);
+    zz_cuda_test_fail_launches(0);
+    ck_assert(err[0]);
+    printf("test_cuda: injected failure (graphs %d): %s\n", graphs, err);
+    ck_assert_msg(!zz_cuda_infer_positions(gpu, pos, N, lg, vg, err, sizeof err), "graphs %d: after the failure: %s", graphs, err);
+    ck_assert(!nn_infer_positions(cpu, pos, N, lc, vc, err, sizeof err));
+    ck_assert_msg(rel_err(lg, lc, (size_t)N * P * NN_HEADS, 1e-2) < 1e-4 && rel_err(vg, vc, N, 1e-1) < 1e-4,
+                  "graphs %d: after the failure the GPU differs from the CPU", graphs);
+    zz_cuda_infer_free(gpu);
+    nn_infer_free(cpu);
+}
+
+/* The GPU trainer: a step whose launch fails returns -1 with a message; the next step gives what a
+ * fresh trainer's first step gives, bit for bit. */
+static void trainer_recovers(const nn_model *m, uint64_t *rng)
+{
+    char err[320] = "";
+    const zzt_backend *be = zzt_cuda_backend(err, sizeof err);
+    ck_assert_msg(be, "%s", err);
+    nn_batch b;
+    small_batch(&b, &m->geom, 16, rng);
+    zzt_net *t = zzt_net_create(be, m, err, sizeof err), *ref = zzt_net_create(be, m, err, sizeof err);
+    ck_assert_msg(t && ref, "%s", err);
+    nn_sgd ot, oref;
+    nn_sgd_default(&ot);
+    nn_sgd_default(&oref);
+    nn_loss_parts lt, lr;
+    zz_cuda_test_fail_launches(1);
+    ck_assert(zzt_net_train_step(t, &ot, &b, -1, 1.0, &lt, err, sizeof err) != 0);
+    zz_cuda_test_fail_launches(0);
+    printf("test_cuda: injected failure (training step): %s\n", err);
+    ck_assert_msg(!zzt_net_train_step(t, &ot, &b, -1, 1.0, &lt, err, sizeof err), "after the failure: %s", err);
+    ck_assert_msg(!zzt_net_train_step(ref, &oref, &b, -1, 1.0, &lr, err, sizeof err), "%s", err);
+    ck_assert(lt.policy == lr.policy && lt.value == lr.value && ot.step == oref.step);
+    nn_model *a = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err), *c = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err);
+    ck_assert(a && c && !zzt_net_download(t, a, err, sizeof err) && !zzt_net_download(ref, c, err, sizeof err));
+    ck_assert_msg(!memcmp(a->param, c->param, m->nparams * 4), "after the failure the step differs from a fresh one");
+    nn_model_free(a); nn_model_free(c);
+    zzt_net_free(t); zzt_net_free(ref);
+    nn_batch_free(&b);
+}
+
+/* What a run uses, each failing once on the GPU: mcts_eval_net_auto and the live evaluator go on
+ * on the CPU (and say so) with the CPU evaluator's results; the trainer goes on on the CPU. */
+static void run_parts_fall_back(const nn_model *m, uint64_t *rng)
+{
+    char err[320], backend[400], path[256];
+    save_model(m, path, sizeof path, "fall");
+    mcts_evaluator *a = mcts_eval_net_auto(path, backend, sizeof backend, err, sizeof err);
+    mcts_evaluator *c = mcts_eval_nn_new(path, err, sizeof err), *l = tr_live_eval_new(m, err, sizeof err);
+    ck_assert_msg(a && c && l, "%s", err);
+    ck_assert_msg(!strncmp(backend, "cuda: ", 6) && !strncmp(tr_live_eval_backend(l), "GPU (", 5), "%s", backend);
+    zz_cuda_test_fail_launches(1);
+    same_evaluations(a, c, m->cfg.board, rng, 0, "auto evaluator after a GPU failure");
+    zz_cuda_test_fail_launches(1);
+    same_evaluations(l, c, m->cfg.board, rng, 1e-6f, "live evaluator after a GPU failure");
+    zz_cuda_test_fail_launches(0);
+    ck_assert_msg(strstr(a->name, "CPU fallback"), "%s", a->name);
+    ck_assert_msg(!strncmp(tr_live_eval_backend(l), "CPU (the GPU network failed", 27), "%s", tr_live_eval_backend(l));
+    mcts_evaluator_free(a); mcts_evaluator_free(c); mcts_evaluator_free(l);
+    remove(path);
+    small_replay sr;
+    small_replay_init(&sr, m->cfg.board, rng);
+    tr_trainer t;
+    trainer_on(&t, m, zzt_cuda_backend(err, sizeof err));
+    ck_assert_msg(!tr_trainer_step(&t, &sr.r, NULL, NULL, err, sizeof err), "%s", err);
+    zz_cuda_test_fail_launches(1);
+    ck_assert_msg(!tr_trainer_step(&t, &sr.r, NULL, NULL, err, sizeof err), "%s", err);
+    zz_cuda_test_fail_launches(0);
+    ck_assert_str_eq(tr_trainer_backend(&t), "cpu");
+    ck_assert(tr_trainer_fallback(&t) && strstr(tr_trainer_fallback(&t), "cuda"));
+    tr_trainer_free(&t);
+}
+
+START_TEST(failures_leave_the_gpu_usable)
+{
+    uint64_t rng = seed0 ^ 0x5151;
+    nn_model *m = random_model(ZZ_B37, 2, &rng);
+    zz_pos pos[8];
+    for (int i = 0; i < 8; i++) random_position(&pos[i], ZZ_B37, &rng, 60);
+    infer_recovers(m, pos, 0);
+    infer_recovers(m, pos, 1);
+    trainer_recovers(m, &rng);
+    run_parts_fall_back(m, &rng);
+    nn_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     seed0 = th_seed();
@@ -263,7 +697,16 @@ int main(void)
         tcase_add_test(tc, conv_matches_cpu);
         tcase_add_test(tc, infer_matches_cpu);
         tcase_add_test(tc, checkpoint_evaluators_agree);
+        tcase_add_test(tc, graphs_recaptured_after_growth);
+        tcase_add_test(tc, failures_leave_the_gpu_usable);
+        /* its own case, to run alone: CK_RUN_CASE=threads (gpu_report.sh, under compute-sanitizer) */
+        TCase *tt = tcase_create("threads");
+        tcase_set_timeout(tt, 300);
+        tcase_add_test(tt, evaluator_and_trainer_in_two_threads);
+        suite_add_tcase(suite, tt);
     }
+    tcase_add_test(tc, fake_no_image_gives_cpu_evaluators);
+    tcase_add_test(tc, trainer_falls_back_to_cpu);
     suite_add_tcase(suite, tc);
     /* the CUDA runtime may be initialised above; CUDA does not survive fork() */
     return th_run_nofork(suite) ? EXIT_FAILURE : EXIT_SUCCESS;

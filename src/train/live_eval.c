@@ -1,5 +1,6 @@
 /* live_eval.c — the trained network as an evaluator with lock-free weight refreshes (live_eval.h).
- * It runs on the GPU (src/cuda) when zz_cuda_select() says one is usable, else on the CPU. */
+ * It runs on the GPU (src/cuda) when zz_cuda_select() says one is usable, else on the CPU, and on
+ * the CPU from the first failure of the GPU on (the same weights: the ones it last took). */
 #include "train/live_eval.h"
 #include "cuda/backend.h"
 #include "cuda/infer_cuda.h"
@@ -14,9 +15,11 @@
 enum { LIVE_MAX_BATCH = 512 };
 
 typedef struct {
-    nn_infer *inf;              /* the CPU net, or NULL when ... */
-    zz_cuda_infer *gpu;         /* ... the GPU net is used */
+    nn_infer *inf;              /* the CPU net: from the start, or since the GPU net failed */
+    zz_cuda_infer *gpu;         /* the GPU net, or NULL */
     nn_model *staging;          /* written by the trainer while pending == 0 */
+    nn_model *current;          /* the weights the net runs: the evaluating thread's own (a refresh
+                                   swaps it with staging before lowering the flag) */
     _Atomic int pending;        /* 1: staging holds weights not yet folded */
     _Atomic long refreshes;
     _Atomic long long count, calls;
@@ -30,18 +33,47 @@ static const nn_geom *live_geom(const live_ctx *c) {
     return c->gpu ? zz_cuda_infer_geom(c->gpu) : nn_infer_geom(c->inf);
 }
 
+/* The GPU net failed (why): the CPU net on the current weights from now on, a warning on stderr,
+ * the backend line saying so.  0, or -1 with a message when the CPU net cannot start either. */
+static int to_cpu(live_ctx *c, const char *why, char *err, size_t errlen) {
+    char cerr[200];
+    if (!(c->inf = nn_infer_create(c->current, cerr, sizeof cerr))) {
+        snprintf(err, errlen, "the GPU network failed (%.200s), and the CPU one could not start: %s", why, cerr);
+        return -1;
+    }
+    zz_cuda_infer_free(c->gpu);
+    c->gpu = NULL;
+    snprintf(c->backend, sizeof c->backend, "CPU (the GPU network failed: %.300s)", why);
+    fprintf(stderr, "zertz: warning: the self-play network failed on the GPU (%s); evaluating on the CPU from now on\n", why);
+    return 0;
+}
+
+/* Take the staged weights: they become current (staging gets the old ones, for the trainer's next
+ * offer), the net is refolded from them, the flag lowered.  0, or -1 with a message. */
+static int take_weights(live_ctx *c, char *err, size_t errlen) {
+    nn_model *t = c->current;
+    c->current = c->staging;
+    c->staging = t;
+    char why[320];
+    if (c->gpu && zz_cuda_infer_update(c->gpu, c->current, why, sizeof why) != 0 && to_cpu(c, why, err, errlen) != 0)
+        return -1;
+    if (!c->gpu && nn_infer_update(c->inf, c->current, err, errlen) != 0) return -1;
+    atomic_fetch_add_explicit(&c->refreshes, 1, memory_order_relaxed);
+    atomic_store_explicit(&c->pending, 0, memory_order_release);
+    return 0;
+}
+
+static int run_net(live_ctx *c, mcts_eval_item *items, int n, char *err, size_t errlen) {
+    return mcts_eval_net_items(live_geom(c), c->gpu ? zz_cuda_net_run : mcts_net_run_cpu, c->gpu ? (void *)c->gpu : (void *)c->inf,
+                               items, n, c->pos, c->logits, c->values, err, errlen);
+}
+
 static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     live_ctx *c = self->ctx;
-    if (atomic_load_explicit(&c->pending, memory_order_acquire)) {
-        int rc = c->gpu ? zz_cuda_infer_update(c->gpu, c->staging, err, errlen)
-                        : nn_infer_update(c->inf, c->staging, err, errlen);
-        if (rc != 0) return -1;
-        atomic_fetch_add_explicit(&c->refreshes, 1, memory_order_relaxed);
-        atomic_store_explicit(&c->pending, 0, memory_order_release);
-    }
-    int rc = mcts_eval_net_items(live_geom(c), c->gpu ? zz_cuda_net_run : mcts_net_run_cpu, c->gpu ? (void *)c->gpu : (void *)c->inf,
-                                 items, n, c->pos, c->logits, c->values, err, errlen);
-    if (rc != 0) return -1;
+    if (atomic_load_explicit(&c->pending, memory_order_acquire) && take_weights(c, err, errlen) != 0) return -1;
+    char why[320];
+    if (c->gpu && run_net(c, items, n, why, sizeof why) != 0 && to_cpu(c, why, err, errlen) != 0) return -1;
+    if (!c->gpu && run_net(c, items, n, err, errlen) != 0) return -1;
     atomic_fetch_add_explicit(&c->count, n, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     return 0;
@@ -53,6 +85,7 @@ static void live_destroy(mcts_evaluator *self) {
         nn_infer_free(c->inf);
         zz_cuda_infer_free(c->gpu);
         nn_model_free(c->staging);
+        nn_model_free(c->current);
         free(c->pos);
         free(c->logits);
         free(c->values);
@@ -77,7 +110,11 @@ mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen) {
         snprintf(c->backend, sizeof c->backend, "CPU (%s)", why);
     }
     if (!c->gpu && !(c->inf = nn_infer_create(m, err, errlen))) { live_destroy(e); return NULL; }
-    if (!(c->staging = nn_model_create(&m->cfg, NN_F32, 1, err, errlen))) { live_destroy(e); return NULL; }
+    if (!(c->staging = nn_model_create(&m->cfg, NN_F32, 1, err, errlen)) ||
+        !(c->current = nn_model_create(&m->cfg, NN_F32, 1, err, errlen)) || nn_model_copy(c->current, m, err, errlen) != 0) {
+        live_destroy(e);
+        return NULL;
+    }
     const nn_geom *g = live_geom(c);
     c->pos = malloc(LIVE_MAX_BATCH * sizeof *c->pos);
     c->logits = malloc((size_t)LIVE_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);

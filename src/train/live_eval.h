@@ -5,7 +5,10 @@
  * (release); the evaluating thread, at the start of its next batch, sees the flag (acquire),
  * refolds its inference net from the staging model (nn_infer_update) and lowers the flag.  The
  * trainer writes the staging model only while the flag is down, so the two never touch it at
- * once, and a refresh always happens between two evaluator batches. */
+ * once, and a refresh always happens between two evaluator batches.  The evaluating thread keeps
+ * the weights it runs (the staging model becomes its own at a refresh, and its old one the next
+ * staging model), so when the GPU net fails (a launch failure, a lost context) it goes on with the
+ * CPU net on those same weights, for good, with a warning on stderr. */
 #ifndef TR_LIVE_EVAL_H
 #define TR_LIVE_EVAL_H
 
@@ -25,7 +28,8 @@ long long tr_live_eval_count(mcts_evaluator *e);
 /* Evaluator calls (batches) so far: count / calls is the mean batch fill. */
 long long tr_live_eval_calls(mcts_evaluator *e);
 
-/* Which backend runs the network ("GPU (...)" or "CPU (why)"). */
+/* Which backend runs the network ("GPU (...)" or "CPU (why)"; after a GPU failure "CPU (the GPU
+ * network failed: ...)", written by the evaluating thread: read it while that thread is idle). */
 const char *tr_live_eval_backend(mcts_evaluator *e);
 
 #endif

@@ -955,6 +955,9 @@ static void close_save(run_ctx *x, int *rc, char *err, size_t errlen) {
     x->res->seconds = mcts_now_s() - x->t0;
     if (x->tr.model) {
         nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
+        if (x->rb_open && !cur && *rc != 0)       /* the run stops on an error already: say what is not saved */
+            fprintf(stderr, "zertz train: latest.ckpt and run.state not written (%s): the run resumes from the last ones "
+                            "saved\n", why);
         if (x->rb_open && (!cur || save_state(x, cur, why, sizeof why) != 0) && *rc == 0) {
             snprintf(err, errlen, "checkpoint: %s", why);
             *rc = -1;

@@ -1,4 +1,5 @@
-/* trainer.c — SGD steps on replay batches, policy loss on full searches only (trainer.h). */
+/* trainer.c — SGD steps on replay batches, policy loss on full searches only (trainer.h); a
+ * backend that fails mid-run hands its parameters back and the CPU takes over. */
 #include "train/trainer.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +50,58 @@ const char *tr_trainer_backend(const tr_trainer *t) {
 
 nn_model *tr_trainer_model(tr_trainer *t, char *err, size_t errlen) {
     if (t->dev && t->stale) {
-        if (zzt_net_download(t->dev, t->model, err, errlen) != 0) return NULL;
+        char why[320];
+        if (zzt_net_download(t->dev, t->model, why, sizeof why) != 0) {
+            snprintf(err, errlen, "reading the weights back from the %s backend: %s", zzt_net_backend(t->dev)->name, why);
+            return NULL;
+        }
         t->stale = false;
     }
     return t->model;
+}
+
+const char *tr_trainer_fallback(const tr_trainer *t) { return t->fallback[0] ? t->fallback : NULL; }
+
+/* The backend's step failed (why): its parameters, momenta and statistics back into the model and
+ * the CPU from now on (a warning on stderr), 0; or, when they cannot be read back, -1 with a
+ * message naming both failures (the trainer stays as it is: the caller stops). */
+static int leave_backend(tr_trainer *t, const char *why, char *err, size_t errlen) {
+    char derr[320];
+    const char *be = zzt_net_backend(t->dev)->name;
+    if (zzt_net_download(t->dev, t->model, derr, sizeof derr) != 0) {
+        snprintf(err, errlen, "SGD on the %s backend failed (%.300s), and its weights could not be read back from it (%.300s)",
+                 be, why, derr);
+        return -1;
+    }
+    snprintf(t->fallback, sizeof t->fallback, "SGD on the %s backend failed at step %ld: %.300s", be, t->sgd.step, why);
+    fprintf(stderr, "zertz: warning: %s; training on the CPU from now on\n", t->fallback);
+    zzt_net_free(t->dev);
+    t->dev = NULL;
+    t->stale = false;
+    return 0;
+}
+
+/* The step on the CPU (src/nn) on the batch built, nf full samples first. */
+static int cpu_step(tr_trainer *t, int nf, nn_loss_parts *out, char *err, size_t errlen) {
+    nn_model *m = t->model;
+    int n = t->batch_size;
+    if (nn_model_forward(m, t->batch.x, n, true, err, errlen) != 0) return -1;
+    nn_model_zero_grad(m);
+    void *dl = NULL, *dv = NULL;
+    if (nn_model_begin_backward(m, &dl, &dv, err, errlen) != 0) return -1;
+    nn_loss_parts p = { 0 };
+    if (nf > 0) {
+        nn_policy_targets pt = t->batch.targets;
+        pt.n = nf;                           /* the full samples: a prefix of the batch */
+        p.policy = nn_policy_loss_f(nn_model_logits(m), dl, &pt, m->geom.ncells, 1.0);
+    }
+    p.value = nn_value_loss_f(nn_model_values(m), dv, t->batch.z, n, t->value_weight);
+    if (nn_model_backward(m, err, errlen) != 0) return -1;
+    p.l2 = nn_sgd_l2(&t->sgd, m);
+    p.total = p.policy + t->value_weight * p.value + p.l2;
+    nn_sgd_step(&t->sgd, m);
+    if (out) *out = p;
+    return 0;
 }
 
 int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen) {
@@ -74,28 +123,13 @@ int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *
         t->samples[i].nvisits = s->nvisits;
         t->samples[i].z = s->z;
     }
-    nn_model *m = t->model;
-    if (nn_batch_build(&t->batch, &m->geom, t->samples, n, NULL, &t->rng, err, errlen) != 0) return -1;
+    if (nn_batch_build(&t->batch, &t->model->geom, t->samples, n, NULL, &t->rng, err, errlen) != 0) return -1;
     if (nfull) *nfull = nf;
     if (t->dev) {                                /* on the backend: same losses, same step */
+        char why[320];
         t->stale = true;
-        return zzt_net_train_step(t->dev, &t->sgd, &t->batch, nf, t->value_weight, out, err, errlen);
+        if (zzt_net_train_step(t->dev, &t->sgd, &t->batch, nf, t->value_weight, out, why, sizeof why) == 0) return 0;
+        if (leave_backend(t, why, err, errlen) != 0) return -1;
     }
-    if (nn_model_forward(m, t->batch.x, n, true, err, errlen) != 0) return -1;
-    nn_model_zero_grad(m);
-    void *dl = NULL, *dv = NULL;
-    if (nn_model_begin_backward(m, &dl, &dv, err, errlen) != 0) return -1;
-    nn_loss_parts p = { 0 };
-    if (nf > 0) {
-        nn_policy_targets pt = t->batch.targets;
-        pt.n = nf;                           /* the full samples: a prefix of the batch */
-        p.policy = nn_policy_loss_f(nn_model_logits(m), dl, &pt, m->geom.ncells, 1.0);
-    }
-    p.value = nn_value_loss_f(nn_model_values(m), dv, t->batch.z, n, t->value_weight);
-    if (nn_model_backward(m, err, errlen) != 0) return -1;
-    p.l2 = nn_sgd_l2(&t->sgd, m);
-    p.total = p.policy + t->value_weight * p.value + p.l2;
-    nn_sgd_step(&t->sgd, m);
-    if (out) *out = p;
-    return 0;
+    return cpu_step(t, nf, out, err, errlen);
 }

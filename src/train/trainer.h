@@ -11,7 +11,14 @@
  *
  * Where the step runs: on the CPU (src/nn) by default; tr_trainer_use_backend moves it onto a
  * training backend (src/cuda/train_net.h: the GPU).  The parameters then live there, and `model`
- * is brought up to date by tr_trainer_model (a download after steps) before anyone reads it. */
+ * is brought up to date by tr_trainer_model (a download after steps) before anyone reads it.
+ *
+ * A backend step that fails (a launch failure, an error of the GPU) does not end training: the
+ * parameters, momenta and statistics are read back from the backend and the step runs on the CPU,
+ * and so do the later ones (a warning on stderr; tr_trainer_fallback says why).  A failed step
+ * changed nothing there unless it failed after its forward, which may have moved the running
+ * statistics once more.  Only when the backend's state cannot be read back (a fault that took the
+ * GPU's context down) does the step fail, with both causes in its message. */
 #ifndef TR_TRAINER_H
 #define TR_TRAINER_H
 
@@ -30,6 +37,7 @@ typedef struct {
     int *order;               /* [batch_size] */
     zzt_net *dev;             /* the step's backend net, or NULL: the CPU */
     bool stale;               /* model is behind dev */
+    char fallback[400];       /* why training left its backend for the CPU, or "" */
 } tr_trainer;
 
 /* A trainer for model m (taken over: freed by tr_trainer_free).  0, or -1 with a message. */
@@ -42,13 +50,16 @@ void tr_trainer_free(tr_trainer *t);
 int tr_trainer_use_backend(tr_trainer *t, const zzt_backend *be, char *err, size_t errlen);
 /* "cpu" or the backend's name. */
 const char *tr_trainer_backend(const tr_trainer *t);
+/* Why the steps left their backend for the CPU ("SGD on the cuda backend failed at step N: ..."),
+ * or NULL when they never did. */
+const char *tr_trainer_fallback(const tr_trainer *t);
 /* The model with the latest parameters (downloaded from the backend when steps ran there since
  * the last call), or NULL with a message. */
 nn_model *tr_trainer_model(tr_trainer *t, char *err, size_t errlen);
 
 /* One SGD step on a batch from r's window (which must not be empty).  out gets the losses
  * (policy over the full samples, value over all, l2) and *nfull the number of full samples.
- * Returns 0, or -1 with a message. */
+ * Returns 0 (on the CPU when the backend failed and its state came back), or -1 with a message. */
 int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen);
 
 #endif
