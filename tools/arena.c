@@ -7,7 +7,9 @@
  * Games 2k and 2k+1 start from the same opening of K random plies (default 2), each agent
  * moving first once, so deterministic agents never replay a game; repeated games are reported.
  * Games alternate who starts; --parallel games run at once; every game is written as
- * Boardspace SGF into --sgf DIR.  With single-threaded agents a seed replays the same games.
+ * Boardspace SGF into --sgf DIR, atomically (a record is whole under its name or absent); a record
+ * that cannot be written stops the arena with "zertz: arena: ..." naming the file and the cause,
+ * exit status 1.  With single-threaded agents a seed replays the same games.
  * --cmd-timeout sets $ZZ_CMD_TIMEOUT_MS, the time a cmd: engine has for each answer.
  * Bad usage: "zertz: arena: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
@@ -32,7 +34,8 @@ static void usage(FILE *f) {
                "  --seed S          match seed, 0..2^64-1 (default 1): with one thread per agent, the\n"
                "                    same seed replays the same games\n"
                "  --rings R         board: 37, 48 or 61 rings (default 37)\n"
-               "  --sgf DIR         write every game as DIR/game-NNNN.sgf (default: none)\n"
+               "  --sgf DIR         write every game as DIR/game-NNNN.sgf (default: none); a record\n"
+               "                    that cannot be written stops the arena (exit status 1)\n"
                "  --ply-cap N       a game reaching N plies is a draw, 0..65535 (default %d; 0: no cap,\n"
                "                    and a game may never end: with the pool empty and no ring free,\n"
                "                    two players can place and recapture the same marbles for ever)\n"

@@ -58,6 +58,9 @@ int zz_sgf_read_file(const char *path, zz_game *g, char *err, size_t errlen);
 
 /* Write g as Boardspace SGF (VV[2], explicit Done nodes).  Returns 0 or -1 on a write error. */
 int zz_sgf_write(FILE *f, const zz_game *g);
+/* Write g as an SGF file, atomically (game/atomic_file.h: the file is whole or untouched, no
+ * temporary file is left).  Returns 0, or -1 with "PATH: cause" in err. */
+int zz_sgf_write_file(const char *path, const zz_game *g, char *err, size_t errlen);
 
 /* A whole game as one line of notation turns separated by spaces-semicolons ("Wd4,d1; x d1Gd3"). */
 const char *zz_end_name(zz_end e);

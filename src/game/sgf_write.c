@@ -15,7 +15,10 @@
  * keeps that part in g->unfinished; it is written before the Resign or WinOnTime, so that the
  * copy's final position counts it too. */
 #include "sgf.h"
+#include "atomic_file.h"
 #include "handicap.h"
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Boardspace "COL ROW" of a cell, e.g. "D 4". */
@@ -114,4 +117,17 @@ int zz_sgf_write(FILE *f, const zz_game *g) {
     }
     fprintf(f, ")\n");
     return ferror(f) ? -1 : 0;
+}
+
+int zz_sgf_write_file(const char *path, const zz_game *g, char *err, size_t errlen) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    int bad = zz_sgf_write(f, g);
+    if (fclose(f) != 0) bad = -1;
+    int rc = bad ? -1 : zz_write_file_atomic(path, buf, len, err, errlen);
+    if (bad) snprintf(err, errlen, "%s: out of memory writing the record", path);
+    free(buf);
+    return rc;
 }

@@ -1,4 +1,5 @@
-/* match.c — the arena's engine: parallel games between two agents, SGF records, Elo. */
+/* match.c — the arena's engine: parallel games between two agents, SGF records (written atomically; a
+ * record that cannot be written stops the match with an error), Elo. */
 #include "match.h"
 #include "game/sgf.h"
 #include "rand.h"
@@ -29,6 +30,8 @@ typedef struct {
     mcts_agent_stats stats[2];  /* per worker, summed at the end */
     char err[256];
     int setup_failed;
+    _Atomic int write_failed;  /* a game record could not be written: start no new game */
+    char write_err[512];       /* the first such failure (under mu) */
 } shared_t;
 
 typedef struct {
@@ -43,8 +46,21 @@ static uint64_t fnv(uint64_t h, uint32_t x) {
     return h;
 }
 
-/* Play game i with agents ag[0] (A) and ag[1] (B). */
-static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game_out *o, char *err, size_t errlen) {
+/* Game i's record as c->sgf_dir/game-NNNN.sgf, written atomically.  0, or -1 with a message
+ * naming the file and the cause. */
+static int write_record(const mcts_match_config *c, int i, const zz_game *g, char *err, size_t errlen) {
+    char path[1024], why[460];
+    snprintf(path, sizeof path, "%s/game-%04d.sgf", c->sgf_dir, i);
+    if (zz_sgf_write_file(path, g, why, sizeof why) == 0) return 0;
+    snprintf(err, errlen, "cannot write the game record %s", why);
+    return -1;
+}
+
+/* Play game i with agents ag[0] (A) and ag[1] (B), and write its record when c->sgf_dir is set.
+ * Returns 0, or -1 with a message in werr when the record cannot be written (agent errors are
+ * in o->error and err instead). */
+static int play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game_out *o, char *err, size_t errlen,
+                     char *werr, size_t werrlen) {
     uint64_t gseed = mcts_seed(c->seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i);
     int first = i % 2;                         /* game 0: A starts; game 1: B starts ... */
     zz_pos pos;
@@ -62,7 +78,7 @@ static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game
         if (zz_handicap_apply(&pos, &h, err, errlen) != 0) {   /* checked by the caller: never here */
             o->error = 1;
             zz_game_free(&g);
-            return;
+            return 0;
         }
         snprintf(g.variant, sizeof g.variant, "%s", ZZ_VARIANT_HANDICAP);
     }
@@ -76,7 +92,7 @@ static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game
             o->error = 1;
             o->winner_agent = 1 - a;
             zz_game_free(&g);
-            return;
+            return 0;
         }
     zz_move turn[ZZ_MAX_CHAIN];
     int nturn = 0;
@@ -109,16 +125,17 @@ static void play_game(const mcts_match_config *c, mcts_agent *ag[2], int i, game
     }
     if (!o->error && pos.winner >= 0) o->winner_agent = pos.winner == 0 ? first : 1 - first;
     o->played = 1;
-    if (c->sgf_dir) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/game-%04d.sgf", c->sgf_dir, i);
-        FILE *f = fopen(path, "w");
-        if (f) {
-            zz_sgf_write(f, &g);
-            fclose(f);
-        }
-    }
+    int rc = c->sgf_dir ? write_record(c, i, &g, werr, werrlen) : 0;
     zz_game_free(&g);
+    return rc;
+}
+
+/* A record could not be written: keep the first message, and stop starting games. */
+static void record_failed(shared_t *sh, const char *msg) {
+    pthread_mutex_lock(&sh->mu);
+    if (!sh->write_err[0]) snprintf(sh->write_err, sizeof sh->write_err, "%s", msg);
+    pthread_mutex_unlock(&sh->mu);
+    atomic_store(&sh->write_failed, 1);
 }
 
 static void *worker_main(void *arg) {
@@ -136,12 +153,12 @@ static void *worker_main(void *arg) {
         /* the next game; after an early stop only the second game of a started pair */
         int i = atomic_load(&sh->next);
         do {
-            if (i >= c->games || (atomic_load(&sh->stop) && i % 2 == 0)) { i = -1; break; }
+            if (i >= c->games || (atomic_load(&sh->stop) && i % 2 == 0) || atomic_load(&sh->write_failed)) { i = -1; break; }
         } while (!atomic_compare_exchange_weak(&sh->next, &i, i + 1));
         if (i < 0) break;
-        char err[256] = "";
+        char err[256] = "", werr[512] = "";
         game_out *o = &sh->out[i];
-        play_game(c, ag, i, o, err, sizeof err);
+        if (play_game(c, ag, i, o, err, sizeof err, werr, sizeof werr) != 0) record_failed(sh, werr);
         if (o->error && !w->err[0]) snprintf(w->err, sizeof w->err, "game %d: %.200s", i, err);
         if (c->stop_early > 0 || c->sprt) {
             pthread_mutex_lock(&sh->mu);
@@ -191,6 +208,7 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
     sh.c = c;
     atomic_init(&sh.next, 0);
     atomic_init(&sh.stop, 0);
+    atomic_init(&sh.write_failed, 0);
     pthread_mutex_init(&sh.mu, NULL);
     sh.out = calloc((size_t)c->games, sizeof *sh.out);
     worker_t *w = calloc((size_t)nt, sizeof *w);
@@ -214,6 +232,7 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
         }
     }
     if (started == 0) { snprintf(err, errlen, "cannot start threads"); rc = -1; }
+    if (rc == 0 && atomic_load(&sh.write_failed)) { snprintf(err, errlen, "%s", sh.write_err); rc = -1; }
     int played = atomic_load(&sh.next);
     if (played > c->games) played = c->games;
     for (int i = 0; rc == 0 && i < c->games; i++) {

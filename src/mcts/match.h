@@ -71,8 +71,10 @@ typedef struct mcts_match_result {
     char first_error[256];
 } mcts_match_result;
 
-/* Play the match.  Returns 0, or -1 with a message when an agent cannot be built or the SGF
- * directory cannot be made (agent errors during games are counted in r->errors instead). */
+/* Play the match.  Returns 0, or -1 with a message when an agent cannot be built, the SGF
+ * directory cannot be made, or a game record cannot be written (each is written atomically: whole
+ * under its name, or not at all; after a failure no new game starts, and the message names the
+ * file and the cause).  Agent errors during games are counted in r->errors instead. */
 int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, size_t errlen);
 
 typedef struct mcts_elo {

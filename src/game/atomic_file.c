@@ -7,28 +7,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int tr_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
+int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) { snprintf(err, errlen, "%s: %s", tmp, strerror(errno)); free(tmp); return -1; }
+    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(tmp); return -1; }
     const char *p = buf;
     size_t left = len;
     while (left) {
         ssize_t w = write(fd, p, left);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-            snprintf(err, errlen, "%s: %s", tmp, w < 0 ? strerror(errno) : "short write");
+            snprintf(err, errlen, "%s: %s", path, w < 0 ? strerror(errno) : "short write");
             close(fd); unlink(tmp); free(tmp);
             return -1;
         }
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+    int e = fsync(fd) != 0 ? errno : 0;
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) {
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
         unlink(tmp); free(tmp);
         return -1;
     }
@@ -50,7 +52,7 @@ int tr_write_file_atomic(const char *path, const void *buf, size_t len, char *er
     return 0;
 }
 
-void *tr_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen) {
+void *zz_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
     struct stat st;
@@ -69,7 +71,7 @@ void *tr_read_file(const char *path, size_t max, size_t *len, char *err, size_t 
     return buf;
 }
 
-int tr_mkdirs(const char *path, char *err, size_t errlen) {
+int zz_mkdirs(const char *path, char *err, size_t errlen) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; ; p++) {

@@ -1,0 +1,21 @@
+/* atomic_file.h — writing a file so that a crash or a failed write leaves either the old file or
+ * the new one, never a part: write a temporary file beside the target (PATH.tmp.PID), fsync it,
+ * rename it over the target, fsync the folder; on any failure the temporary file is removed.  With
+ * reading a whole file and mkdir -p.  In src/game, the lowest layer, so that every layer above
+ * (the arena's game records in src/mcts, the trainer's files in src/train) can use it. */
+#ifndef ZZ_ATOMIC_FILE_H
+#define ZZ_ATOMIC_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Write path atomically from buf.  Returns 0, or -1 with "PATH: cause" in err (the target is
+ * untouched, and no temporary file is left). */
+int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen);
+/* Read a whole file (at most max bytes) into a new buffer, NUL-terminated.  Returns it (free it),
+ * or NULL with a message. */
+void *zz_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+/* mkdir -p.  Returns 0, or -1 with a message. */
+int zz_mkdirs(const char *path, char *err, size_t errlen);
+
+#endif
