@@ -1,5 +1,6 @@
 /* bench_mcts.c — search speed: UCT iterations/s on the 37-ring opening (1 and 2 threads), PUCT
- * simulations/s with the uniform evaluator, and the lock-free queue's throughput.
+ * simulations/s with the uniform evaluator and with the shipped 37-ring network (its convolutions
+ * in float and in bf16, src/nn/bf16.h, on one thread each), and the lock-free queue's throughput.
  *
  *   bench_mcts [--iters N] [--sims N] [--quick]
  *
@@ -7,6 +8,8 @@
  * machine.  Prints a table and the command that produced it.
  * Bad usage: "zertz: bench_mcts: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
+#include "mcts/agent.h"
+#include "nn/bf16.h"
 #include "mcts/puct.h"
 #include "mcts/queue.h"
 #include "mcts/uct.h"
@@ -17,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static double now_s(void) {
     struct timespec t;
@@ -55,11 +61,28 @@ static double bench_uct(int threads, uint64_t iters, int reps, double *per_cpu) 
     return best;
 }
 
-static double bench_puct(int threads, int batch, uint64_t sims, int reps) {
+/* The evaluator of a row: uniform (prec NULL), or the shipped 37-ring network in prec ("f32",
+ * "bf16").  Exits with a message when it cannot be made. */
+static mcts_evaluator *bench_evaluator(const char *prec) {
+    if (!prec) return mcts_eval_uniform_new();
+    char path[1100], err[512];
+    if (mcts_default_weights(ZZ_B37, path, sizeof path) != 0) {
+        fprintf(stderr, "zertz: bench_mcts: no shipped 37-ring network (%s)\n", path);
+        exit(1);
+    }
+    mcts_evaluator *ev = mcts_eval_nn_new(path, err, sizeof err);
+    if (!ev || mcts_eval_nn_set_precision(ev, prec, err, sizeof err) != 0) {
+        fprintf(stderr, "zertz: bench_mcts: %s: %s\n", path, err);
+        exit(1);
+    }
+    return ev;
+}
+
+static double bench_puct(int threads, int batch, uint64_t sims, int reps, const char *prec) {
     double best = 0;
     char err[256];
     for (int r = 0; r < reps; r++) {
-        mcts_evaluator *ev = mcts_eval_uniform_new();
+        mcts_evaluator *ev = bench_evaluator(prec);
         mcts_puct_config c;
         mcts_puct_config_default(&c);
         c.threads = threads;
@@ -140,7 +163,8 @@ int main(int argc, char **argv) {
         if (cli_is_help(a)) {
             printf("usage: bench_mcts [--iters N] [--sims N] [--quick] [--gpu]\n"
                    "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
-                   "evaluator), the lock-free queue's throughput; best of 3 runs.\n"
+                   "evaluator; the shipped 37-ring network in f32 and bf16, at most 2000 simulations),\n"
+                   "the lock-free queue's throughput; best of 3 runs.\n"
                    "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
                    "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
                    "  --quick       one run of 20000 iterations and 1000 simulations\n"
@@ -161,7 +185,14 @@ int main(int argc, char **argv) {
     printf("command: bench_mcts --iters %llu --sims %llu%s\n", (unsigned long long)iters, (unsigned long long)sims,
            reps == 1 ? " (--quick)" : "");
     double c1, c2, u1 = bench_uct(1, iters, reps, &c1), u2 = bench_uct(2, iters, reps, &c2);
-    double p1 = bench_puct(1, 8, sims, reps), p2 = bench_puct(2, 8, sims, reps);
+    double p1 = bench_puct(1, 8, sims, reps, NULL), p2 = bench_puct(2, 8, sims, reps, NULL);
+#ifdef _OPENMP
+    omp_set_num_threads(1);                 /* the network rows: one core each */
+#endif
+    uint64_t nsims = sims < 2000 ? sims : 2000;
+    double n32 = bench_puct(1, 8, nsims, reps, "f32");
+    bool have_bf16 = nn_bf16_available();
+    double n16 = have_bf16 ? bench_puct(1, 8, nsims, reps, "bf16") : 0;
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -169,6 +200,9 @@ int main(int argc, char **argv) {
            u2 / u1, c2, c2 / c1);
     printf("%-52s %14.0f\n", "PUCT simulations, uniform evaluator, 1 thread, batch 8", p1);
     printf("%-52s %14.0f\n", "PUCT simulations, uniform evaluator, 2 workers + batcher", p2);
+    printf("%-52s %14.0f\n", "PUCT simulations, 37-ring network f32, 1 thread", n32);
+    if (have_bf16) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network bf16, 1 thread", n16, n16 / n32);
+    else printf("%-52s %14s   (this CPU lacks AVX512_BF16)\n", "PUCT simulations, 37-ring network bf16, 1 thread", "not run");
     printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
     printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
     printf("%-52s %14.0f\n", "queue items, 2 producers -> 1 consumer", q2);

@@ -17,8 +17,15 @@ typedef struct {
     zz_pos *pos;                 /* [NN_EVAL_MAX_BATCH] positions, contiguous for nn_infer */
     float *logits;               /* [NN_EVAL_MAX_BATCH][P][NN_HEADS] */
     float *values;               /* [NN_EVAL_MAX_BATCH] */
+    long step;                   /* the checkpoint's */
     char name[96];
 } nn_ctx;
+
+/* "nn(step N)", with ", bf16" when the convolutions are. */
+static void name_nn(nn_ctx *c) {
+    bool bf = nn_infer_precision(c->inf) == NN_PREC_BF16;
+    snprintf(c->name, sizeof c->name, "nn(step %ld%s)", c->step, bf ? ", bf16" : "");
+}
 
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
                         float *logits, float *values, char *err, size_t errlen) {
@@ -83,9 +90,28 @@ mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
     e->ctx = c;
     e->destroy = nn_destroy;
     if (!c->pos || !c->logits || !c->values) { nn_destroy(e); snprintf(err, errlen, "out of memory"); return NULL; }
-    snprintf(c->name, sizeof c->name, "nn(step %ld)", step);
+    c->step = step;
+    name_nn(c);
     e->name = c->name;
     e->max_batch = NN_EVAL_MAX_BATCH;
     e->evaluate = nn_eval;
     return e;
+}
+
+int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen) {
+    if (!e || e->evaluate != nn_eval) {
+        snprintf(err, errlen, "a precision applies to a CPU network only, not to '%s'", e && e->name ? e->name : "?");
+        return -1;
+    }
+    nn_precision p;
+    if (!strcmp(precision, "f32")) p = NN_PREC_F32;
+    else if (!strcmp(precision, "bf16")) p = NN_PREC_BF16;
+    else {
+        snprintf(err, errlen, "precision '%s': expected f32 or bf16", precision);
+        return -1;
+    }
+    nn_ctx *c = e->ctx;
+    if (nn_infer_set_precision(c->inf, p, err, errlen) != 0) return -1;
+    name_nn(c);
+    return 0;
 }

@@ -1,8 +1,10 @@
 /* infer.c — the folded, fused inference network (see infer.h). */
 #include "nn/infer.h"
+#include "nn/bf16.h"
 #include "nn/ops.h"
 #include "nn/util.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -17,6 +19,12 @@ struct nn_infer {
     float *w;
     size_t nw;
     layer stem, *blk, pol1, pol2, val, fc1, fc2;              /* blk: 2 per block */
+    nn_precision prec;
+    uint16_t *wbf;                  /* NN_PREC_BF16: the hex layers' weights packed (bf16.h), hex layer h
+                                     * (0 the stem, 1 + i blk[i]) at h · hex_stride; else NULL */
+    size_t hex_stride;
+    uint16_t *xb;                   /* NN_PREC_BF16: a hex layer's input in bf16, [batch_cap·P][xb_ci] */
+    int xb_ci;
     float *scratch;
     int batch_cap;
     size_t off_x, off_a, off_b, off_u, off_p, off_v, off_h, off_o; /* in scratch */
@@ -67,6 +75,20 @@ void nn_fold(const nn_model *m, const nn_fold_layer *L, float *out)
     fold_one(out, m, L[5 + 2 * B], m->val_fc2, NULL, m->val_fc2_b);
 }
 
+/* The hex layers: 0 the stem, 1 + i blk[i]. */
+static int nhex(const nn_infer *inf) { return 1 + 2 * inf->cfg.blocks; }
+static layer hex_layer(const nn_infer *inf, int h) { return h == 0 ? inf->stem : inf->blk[h - 1]; }
+
+/* Pack the folded weights of every hex layer the bf16 kernel takes into inf->wbf. */
+static void pack_bf16(nn_infer *inf)
+{
+    for (int h = 0; h < nhex(inf); h++) {
+        layer l = hex_layer(inf, h);
+        if (nn_bf16_shape_ok(l.ci, l.co))
+            nn_bf16_pack_weights(inf->wbf + (size_t)h * inf->hex_stride, inf->w + l.w, l.taps, l.ci, l.co);
+    }
+}
+
 int nn_infer_update(nn_infer *inf, const nn_model *m, char *err, size_t errlen)
 {
     if (!nn_config_same_arch(&inf->cfg, &m->cfg)) { nn_set_err(err, errlen, "architectures differ"); return -1; }
@@ -83,6 +105,7 @@ int nn_infer_update(nn_infer *inf, const nn_model *m, char *err, size_t errlen)
     L[5 + 2 * B] = inf->fc2;
     nn_fold(m, L, inf->w);
     free(L);
+    if (inf->wbf) pack_bf16(inf);
     return 0;
 }
 
@@ -112,14 +135,62 @@ nn_infer *nn_infer_create(const nn_model *m, char *err, size_t errlen)
         nn_set_err(err, errlen, "out of memory");
         return NULL;
     }
+    int widest = c->channels > NN_PLANES ? c->channels : NN_PLANES;
+    inf->hex_stride = nn_bf16_weights_count(NN_TAPS, widest, c->channels);
+    inf->xb_ci = widest;
     nn_infer_update(inf, m, err, errlen);
+    nn_infer_set_precision(inf, nn_precision_default(), NULL, 0);
     return inf;
+}
+
+int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errlen)
+{
+    if (p == inf->prec) return 0;
+    if (p == NN_PREC_BF16) {
+        if (!nn_bf16_available()) {
+            nn_set_err(err, errlen, "bf16 inference needs a CPU with AVX512_BF16, which this one lacks");
+            return -1;
+        }
+        if (!(inf->wbf = malloc(sizeof *inf->wbf * inf->hex_stride * (size_t)nhex(inf)))) {
+            nn_set_err(err, errlen, "out of memory");
+            return -1;
+        }
+        pack_bf16(inf);
+    } else {
+        free(inf->wbf);
+        inf->wbf = NULL;
+    }
+    inf->prec = p;
+    free(inf->xb);                  /* reserve() sizes the buffers again for this precision */
+    inf->xb = NULL;
+    inf->batch_cap = 0;
+    return 0;
+}
+
+nn_precision nn_infer_precision(const nn_infer *inf) { return inf->prec; }
+
+const char *nn_precision_name(nn_precision p) { return p == NN_PREC_BF16 ? "bf16" : "f32"; }
+
+nn_precision nn_precision_default(void)
+{
+    static int warned;
+    const char *s = getenv("ZZ_NN_PRECISION");
+    if (!s || !*s) return NN_PREC_DEFAULT == NN_PREC_BF16 && nn_bf16_available() ? NN_PREC_BF16 : NN_PREC_F32;
+    if (!strcmp(s, "f32")) return NN_PREC_F32;
+    bool bf = !strcmp(s, "bf16"), aut = !strcmp(s, "auto");
+    if ((bf || aut) && nn_bf16_available()) return NN_PREC_BF16;
+    if (!warned++ && !aut)
+        fprintf(stderr, "zertz: warning: ZZ_NN_PRECISION=%s: %s; using f32\n", s,
+                bf ? "this CPU has no AVX512_BF16" : "expected f32, bf16 or auto");
+    return NN_PREC_F32;
 }
 
 void nn_infer_free(nn_infer *inf)
 {
     if (!inf) return;
     free(inf->w);
+    free(inf->wbf);
+    free(inf->xb);
     free(inf->blk);
     free(inf->scratch);
     free(inf);
@@ -145,6 +216,11 @@ static int reserve(nn_infer *inf, int N)
     float *s = realloc(inf->scratch, sizeof(float) * n);
     if (!s) return -1;
     inf->scratch = s;
+    if (inf->prec == NN_PREC_BF16) {
+        uint16_t *xb = realloc(inf->xb, sizeof *xb * rows * (size_t)inf->xb_ci);
+        if (!xb) return -1;
+        inf->xb = xb;
+    }
     inf->batch_cap = N;
     return 0;
 }
@@ -168,6 +244,19 @@ static void run(const nn_infer *inf, float *y, const float *x, layer l, const fl
     }
 }
 
+/* y = relu(hexconv(x) + b + res) for hex layer h: in bf16 when the net is and the kernel takes
+ * the layer (xb: this slice's bf16 staging, NULL in float), else in float. */
+static void run_hex(const nn_infer *inf, float *y, const float *x, int h, const float *res, int rows, uint16_t *xb)
+{
+    layer l = hex_layer(inf, h);
+    if (xb && nn_bf16_shape_ok(l.ci, l.co)) {
+        nn_bf16_pack_rows(xb, x, (size_t)rows, l.ci);
+        const uint16_t *wp = inf->wbf + (size_t)h * inf->hex_stride;
+        if (nn_bf16_conv(y, xb, wp, inf->w + l.b, res, &inf->geom, rows, l.ci, l.co, true)) return;
+    }
+    run(inf, y, x, l, res, true, rows, true);
+}
+
 /* Samples [n0, n0+N) of the batch, on the calling thread: every buffer is [samples][...], so a
  * slice of samples is a slice of each buffer. */
 static void forward_slice(const nn_infer *inf, const float *x, int n0, int N, float *logits, float *values)
@@ -180,10 +269,11 @@ static void forward_slice(const nn_infer *inf, const float *x, int n0, int N, fl
     float *pp = S + inf->off_p + r0 * c->policy_channels, *vv = S + inf->off_v + r0 * c->value_channels;
     float *hh = S + inf->off_h + (size_t)n0 * c->value_hidden;
     float *o = S + inf->off_o + (size_t)inf->batch_cap * P * NN_HEADS + n0;
-    run(inf, a, x + r0 * NN_PLANES, inf->stem, NULL, true, rows, true);
+    uint16_t *xb = inf->prec == NN_PREC_BF16 ? inf->xb + r0 * inf->xb_ci : NULL;
+    run_hex(inf, a, x + r0 * NN_PLANES, 0, NULL, rows, xb);
     for (int b = 0; b < c->blocks; b++) {
-        run(inf, u, a, inf->blk[2 * b], NULL, true, rows, true);
-        run(inf, bb, u, inf->blk[2 * b + 1], a, true, rows, true);
+        run_hex(inf, u, a, 1 + 2 * b, NULL, rows, xb);
+        run_hex(inf, bb, u, 2 + 2 * b, a, rows, xb);
         float *t = a; a = bb; bb = t;
     }
     float *lg = logits ? logits + r0 * NN_HEADS : S + inf->off_o + r0 * NN_HEADS;
