@@ -2,7 +2,10 @@
 # gpu_report.sh OUT — the first GPU session's checklist (src/cuda/NOTES.md) in one command
 # (`make gpu-report OUT=DIR`): build, both CUDA suites, compute-sanitizer memcheck and racecheck,
 # the kernel lab, make bench-gpu (with the PyTorch yardstick where torch exists), bench_train
-# --gpu, and a short make train on the GPU that resumes once.
+# --gpu, and a short make train on the GPU that resumes once.  test_cuda's two-thread case (the
+# self-play network and the trainer on the GPU at once: CK_RUN_CASE=threads) runs apart: five
+# seeds in step 02, and under memcheck and racecheck in step 03, beside the rest of test_cuda
+# (CK_RUN_CASE=cuda), so that no case runs twice under the sanitizers.
 #
 # Every step runs under its own time limit, and the whole report stays inside BUDGET_S (default
 # 540 s: the device tool allows 600 s a command); a step that fails is recorded and the next one
@@ -59,8 +62,8 @@ if [ -z "$gpu" ]; then
     say "gpu-report: done in $(( $(date +%s) - t0 ))s; NO GPU: nothing was checked on a GPU"
     exit 0
 fi
-step 02 suites 90 "build/tests/test_cuda && build/tests/test_cuda_train"
-step 03 sanitizer 150 "for t in test_cuda test_cuda_train; do for k in memcheck racecheck; do echo \"== compute-sanitizer --tool \$k \$t\"; CK_FORK=no compute-sanitizer --tool \$k --error-exitcode 3 build/tests/\$t || exit 3; done; done"
+step 02 suites 100 "build/tests/test_cuda && build/tests/test_cuda_train && for s in 1 2 3 4 5; do echo \"== two threads, seed \$s\"; CK_RUN_CASE=threads ZZ_TEST_SEED=\$s build/tests/test_cuda || exit 1; done"
+step 03 sanitizer 150 "for ct in cuda:test_cuda threads:test_cuda :test_cuda_train; do c=\${ct%%:*}; t=\${ct#*:}; for k in memcheck racecheck; do echo \"== compute-sanitizer --tool \$k \$t \${c:+(CK_RUN_CASE=\$c)}\"; env CK_FORK=no \${c:+CK_RUN_CASE=\$c} compute-sanitizer --tool \$k --error-exitcode 3 build/tests/\$t || exit 3; done; done"
 step 04 lab 60 "make NO_APT=1 lab"
 step 05 bench-gpu 90 "make NO_APT=1 bench-gpu"
 step 06 bench-train 45 "tools/bench_train --gpu"
