@@ -129,6 +129,33 @@ START_TEST(resign_mid_turn_roundtrip) {
 }
 END_TEST
 
+/* A win on time during the set-up: the rings placed so far are the final position's, and the
+ * written copy must place them (it once wrote no ring: the layout was kept for a Resign only). */
+START_TEST(time_win_during_setup_roundtrip) {
+    const char *text = "(;GM[22]VV[2]SU[Zertz+xx]P0[id \"a\"]P1[id \"b\"];P0[0 Start P0]"
+                       ";P0[R+ E 5];P0[R+ D 4];P0[WinOnTime])";
+    zz_xx_game g, h;
+    char err[256];
+    ck_assert_msg(zz_xx_sgf_parse(text, strlen(text), &g, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(g.end, ZZ_END_TIME);
+    ck_assert_int_eq(g.winner, 0);
+    ck_assert_int_eq(g.nturns, 0);
+    ck_assert(g.final.cell[cell('E', 5)] == ZZ_XX_RING && g.final.cell[cell('D', 4)] == ZZ_XX_RING);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(zz_xx_sgf_write(f, &g), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "R+ E 5") && strstr(buf, "R+ D 4") && strstr(buf, "WinOnTime"), "%s", buf);
+    ck_assert_msg(zz_xx_sgf_parse(buf, len, &h, err, sizeof err) == 0, "%s\n%s", err, buf);
+    ck_assert_msg(!memcmp(&h.final, &g.final, sizeof g.final), "the written copy's final position differs\n%s", buf);
+    ck_assert(h.end == ZZ_END_TIME && h.winner == 0);
+    zz_xx_game_free(&h);
+    zz_xx_game_free(&g);
+    free(buf);
+}
+END_TEST
+
 /* Swap toggles MOVE_OR_SWAP and SWAP_CONFIRM, and Done passes the first move back from either
  * (Boardspace's SetNextPlayer): after 0 Swaps P1 places first; after 1, 2 or 3 Swaps and Done (or
  * a bare Done) P0 places first.  The position after one placement says who moved. */
@@ -237,6 +264,7 @@ int main(void) {
     tcase_add_test(t, grid_neighbours);
     tcase_add_test(t, hand_worked_game);
     tcase_add_test(t, resign_mid_turn_roundtrip);
+    tcase_add_test(t, time_win_during_setup_roundtrip);
     tcase_add_test(t, swap_counts);
     tcase_add_test(t, refused_turns);
     tcase_add_test(t, fuzz_parser);

@@ -161,6 +161,14 @@ static int keep_unfinished(xrep *r) {
     return 0;
 }
 
+/* The game ends during the set-up (Resign, WinOnTime): keep the rings placed so far as the
+ * layout, which the final position has, for zz_xx_sgf_write. */
+static void keep_setup_layout(xrep *r) {
+    if (r->st != S_SETRING) return;
+    r->g->setup_rings = r->setup_rings;
+    for (int c = 0; c < ZZ_XX_CELLS; c++) r->g->layout[c] = r->pos.cell[c] != ZZ_XX_NONE ? ZZ_XX_RING : ZZ_XX_NONE;
+}
+
 static int do_done(xrep *r) {
     zz_xx_game *g = r->g;
     int me = r->pos.to_move;
@@ -168,10 +176,7 @@ static int do_done(xrep *r) {
     if (r->st == S_OVER) return 0;
     if (r->resigning) {                        /* in any state, the set-up included (RESIGN_STATE) */
         if (keep_unfinished(r) < 0) return -1;
-        if (r->st == S_SETRING) {              /* resigned while setting up: keep the layout */
-            g->setup_rings = r->setup_rings;
-            for (int c = 0; c < ZZ_XX_CELLS; c++) g->layout[c] = r->pos.cell[c] != ZZ_XX_NONE ? ZZ_XX_RING : ZZ_XX_NONE;
-        }
+        keep_setup_layout(r);
         zz_xx_settle_isolation(&r->pos, me);
         g->final = r->pos;
         g->end = ZZ_END_RESIGN;
@@ -425,6 +430,7 @@ static int replay_op(xrep *r, int label, const char *v) {
     if (!strcmp(word, "resign")) { r->resigning = !r->resigning; return 0; }
     if (!strcmp(word, "winontime")) {
         if (keep_unfinished(r) < 0) return -1;
+        keep_setup_layout(r);
         r->g->final = r->pos;
         r->g->end = ZZ_END_TIME;
         r->g->winner = r->pos.to_move;

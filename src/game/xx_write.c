@@ -43,7 +43,7 @@ int zz_xx_sgf_write(FILE *f, const zz_xx_game *g) {
     int idx = 0, fp = g->first_player;
     fprintf(f, "; P%d[%d Start P%d]\n", fp, idx++, fp);
     int last = fp;
-    if (!g->nturns)                                   /* resigned during the set-up: its rings */
+    if (!g->nturns)                                   /* ended during the set-up: its rings */
         for (int c = 0; c < ZZ_XX_CELLS; c++)
             if (g->layout[c] == ZZ_XX_RING) { colrow(c, a); fprintf(f, "; P%d[%d R+ %s]\n", fp, idx++, a); }
     for (int t = 0; t < g->nturns; t++) {
