@@ -1,6 +1,6 @@
 /* bench_mcts.c — search speed: UCT iterations/s on the 37-ring opening (1 and 2 threads), PUCT
  * simulations/s with the uniform evaluator and with the shipped 37-ring network (its convolutions
- * in float and in bf16, src/nn/bf16.h, on one thread each), and the lock-free queue's throughput.
+ * in float, in bf16 and in int8, src/nn/bf16.h and int8.h, on one thread each), and the lock-free queue's throughput.
  *
  *   bench_mcts [--iters N] [--sims N] [--quick]
  *
@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "mcts/agent.h"
 #include "nn/bf16.h"
+#include "nn/int8.h"
 #include "mcts/puct.h"
 #include "mcts/queue.h"
 #include "mcts/uct.h"
@@ -62,7 +63,7 @@ static double bench_uct(int threads, uint64_t iters, int reps, double *per_cpu) 
 }
 
 /* The evaluator of a row: uniform (prec NULL), or the shipped 37-ring network in prec ("f32",
- * "bf16").  Exits with a message when it cannot be made. */
+ * "bf16", "int8").  Exits with a message when it cannot be made. */
 static mcts_evaluator *bench_evaluator(const char *prec) {
     if (!prec) return mcts_eval_uniform_new();
     char path[1100], err[512];
@@ -163,7 +164,7 @@ int main(int argc, char **argv) {
         if (cli_is_help(a)) {
             printf("usage: bench_mcts [--iters N] [--sims N] [--quick] [--gpu]\n"
                    "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
-                   "evaluator; the shipped 37-ring network in f32 and bf16, at most 2000 simulations),\n"
+                   "evaluator; the shipped 37-ring network in f32, bf16 and int8, at most 2000 simulations),\n"
                    "the lock-free queue's throughput; best of 3 runs.\n"
                    "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
                    "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
@@ -193,6 +194,8 @@ int main(int argc, char **argv) {
     double n32 = bench_puct(1, 8, nsims, reps, "f32");
     bool have_bf16 = nn_bf16_available();
     double n16 = have_bf16 ? bench_puct(1, 8, nsims, reps, "bf16") : 0;
+    bool have_int8 = nn_int8_available();
+    double n8 = have_int8 ? bench_puct(1, 8, nsims, reps, "int8") : 0;
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -203,6 +206,8 @@ int main(int argc, char **argv) {
     printf("%-52s %14.0f\n", "PUCT simulations, 37-ring network f32, 1 thread", n32);
     if (have_bf16) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network bf16, 1 thread", n16, n16 / n32);
     else printf("%-52s %14s   (this CPU lacks AVX512_BF16)\n", "PUCT simulations, 37-ring network bf16, 1 thread", "not run");
+    if (have_int8) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network int8, 1 thread", n8, n8 / n32);
+    else printf("%-52s %14s   (this CPU lacks AVX512_VNNI)\n", "PUCT simulations, 37-ring network int8, 1 thread", "not run");
     printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
     printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
     printf("%-52s %14.0f\n", "queue items, 2 producers -> 1 consumer", q2);

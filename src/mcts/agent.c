@@ -2,6 +2,7 @@
 #include "agent.h"
 #include "ab.h"
 #include "game/handicap.h"
+#include "nn/infer.h"
 #include "game/posstr.h"
 #include "mcts/clock.h"
 #include "game/notation.h"
@@ -35,7 +36,7 @@ struct mcts_agent {
     double game_ms;                /* time budget per game (0: none): spread over the moves */
     double game_used_ms;           /* spent in this game so far */
     int game_moves;                /* moves chosen in this game */
-    int bf16;                      /* the network's convolutions: 1 bf16, 0 float, -1 ZZ_NN_PRECISION's */
+    int prec;                      /* the network's convolutions (nn_precision), -1 ZZ_NN_PRECISION's */
     double mix;                    /* leaf values blended with random rollouts (0: none) */
     int mix_rollouts;
     int reuse;                     /* keep the subtree of the move played */
@@ -90,7 +91,7 @@ static const agent_option OPTIONS[] = {
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
-    { "bf16", FOR_PUCT, -1, 1, true, "network convolutions in bf16 (1), float (0), as ZZ_NN_PRECISION says (-1)" },
+    { "prec", FOR_PUCT, -1, 2, true, "network convolutions: 0 float, 1 bf16, 2 int8, -1 as ZZ_NN_PRECISION says" },
 };
 enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
 
@@ -131,7 +132,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
-    else if (!strcmp(k, "bf16")) a->bf16 = (int)v;
+    else if (!strcmp(k, "prec")) a->prec = (int)v;
 }
 
 /* An option's value, as set_option stores it (for the help's defaults). */
@@ -163,7 +164,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
-    if (!strcmp(k, "bf16")) return a->bf16;
+    if (!strcmp(k, "prec")) return a->prec;
     return 0;
 }
 
@@ -236,7 +237,8 @@ static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *er
         w = path;
     }
     if (!(a->ev = mcts_eval_by_name(w, seed, err, errlen))) return -1;
-    if (a->bf16 >= 0 && mcts_eval_nn_set_precision(a->ev, a->bf16 ? "bf16" : "f32", err, errlen) != 0) return -1;
+    if (a->prec >= 0 && mcts_eval_nn_set_precision(a->ev, nn_precision_name((nn_precision)a->prec), err, errlen) != 0)
+        return -1;
     a->ev_board = (int)board;
     if (a->mix > 0 && !(a->ev = mcts_eval_mix_new(a->ev, true, a->mix, a->mix_rollouts, seed))) {
         snprintf(err, errlen, "out of memory");
@@ -347,7 +349,7 @@ static void agent_defaults(mcts_agent *a, int kind, int threads_default) {
     a->reuse = 1;
     a->ev_board = -1;
     a->mix_rollouts = 1;
-    a->bf16 = -1;
+    a->prec = -1;
     a->cmd_timeout_ms = MCTS_CMD_TIMEOUT_DEFAULT_MS;
 }
 

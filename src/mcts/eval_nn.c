@@ -21,10 +21,10 @@ typedef struct {
     char name[96];
 } nn_ctx;
 
-/* "nn(step N)", with ", bf16" when the convolutions are. */
+/* "nn(step N)", with ", bf16" or ", int8" when the convolutions are. */
 static void name_nn(nn_ctx *c) {
-    bool bf = nn_infer_precision(c->inf) == NN_PREC_BF16;
-    snprintf(c->name, sizeof c->name, "nn(step %ld%s)", c->step, bf ? ", bf16" : "");
+    nn_precision p = nn_infer_precision(c->inf);
+    snprintf(c->name, sizeof c->name, "nn(step %ld%s%s)", c->step, p == NN_PREC_F32 ? "" : ", ", p == NN_PREC_F32 ? "" : nn_precision_name(p));
 }
 
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
@@ -104,10 +104,8 @@ int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *e
         return -1;
     }
     nn_precision p;
-    if (!strcmp(precision, "f32")) p = NN_PREC_F32;
-    else if (!strcmp(precision, "bf16")) p = NN_PREC_BF16;
-    else {
-        snprintf(err, errlen, "precision '%s': expected f32 or bf16", precision);
+    if (nn_precision_parse(precision, &p) != 0) {
+        snprintf(err, errlen, "precision '%s': expected f32, bf16 or int8", precision);
         return -1;
     }
     nn_ctx *c = e->ctx;

@@ -1,6 +1,7 @@
 /* infer.c — the folded, fused inference network (see infer.h). */
 #include "nn/infer.h"
 #include "nn/bf16.h"
+#include "nn/int8.h"
 #include "nn/ops.h"
 #include "nn/util.h"
 #include <math.h>
@@ -20,11 +21,16 @@ struct nn_infer {
     size_t nw;
     layer stem, *blk, pol1, pol2, val, fc1, fc2;              /* blk: 2 per block */
     nn_precision prec;
-    uint16_t *wbf;                  /* NN_PREC_BF16: the hex layers' weights packed (bf16.h), hex layer h
-                                     * (0 the stem, 1 + i blk[i]) at h · hex_stride; else NULL */
+    /* Below float (prec != NN_PREC_F32): the hex layers' weights packed for the kernel (bf16.h:
+     * uint16, int8.h: int8 and a scale per output channel), hex layer h (0 the stem, 1 + i blk[i])
+     * at element h · hex_stride (scales at h · channels); a hex layer's input converted for it
+     * (stage: [batch_cap·P][stage_ci] elements, stage_scale: int8's [batch_cap] sample scales). */
+    void *wlow;
+    float *wlow_scale;
     size_t hex_stride;
-    uint16_t *xb;                   /* NN_PREC_BF16: a hex layer's input in bf16, [batch_cap·P][xb_ci] */
-    int xb_ci;
+    void *stage;
+    float *stage_scale;
+    int stage_ci;
     float *scratch;
     int batch_cap;
     size_t off_x, off_a, off_b, off_u, off_p, off_v, off_h, off_o; /* in scratch */
@@ -79,13 +85,17 @@ void nn_fold(const nn_model *m, const nn_fold_layer *L, float *out)
 static int nhex(const nn_infer *inf) { return 1 + 2 * inf->cfg.blocks; }
 static layer hex_layer(const nn_infer *inf, int h) { return h == 0 ? inf->stem : inf->blk[h - 1]; }
 
-/* Pack the folded weights of every hex layer the bf16 kernel takes into inf->wbf. */
-static void pack_bf16(nn_infer *inf)
+/* Pack the folded weights of every hex layer the kernel of inf->prec takes into inf->wlow. */
+static void pack_low(nn_infer *inf)
 {
     for (int h = 0; h < nhex(inf); h++) {
         layer l = hex_layer(inf, h);
-        if (nn_bf16_shape_ok(l.ci, l.co))
-            nn_bf16_pack_weights(inf->wbf + (size_t)h * inf->hex_stride, inf->w + l.w, l.taps, l.ci, l.co);
+        size_t at = (size_t)h * inf->hex_stride;
+        if (inf->prec == NN_PREC_BF16 && nn_bf16_shape_ok(l.ci, l.co))
+            nn_bf16_pack_weights((uint16_t *)inf->wlow + at, inf->w + l.w, l.taps, l.ci, l.co);
+        if (inf->prec == NN_PREC_INT8 && nn_int8_shape_ok(l.ci, l.co))
+            nn_int8_pack_weights((int8_t *)inf->wlow + at, inf->wlow_scale + (size_t)h * inf->cfg.channels, inf->w + l.w,
+                                 l.taps, l.ci, l.co);
     }
 }
 
@@ -105,7 +115,7 @@ int nn_infer_update(nn_infer *inf, const nn_model *m, char *err, size_t errlen)
     L[5 + 2 * B] = inf->fc2;
     nn_fold(m, L, inf->w);
     free(L);
-    if (inf->wbf) pack_bf16(inf);
+    if (inf->wlow) pack_low(inf);
     return 0;
 }
 
@@ -137,51 +147,73 @@ nn_infer *nn_infer_create(const nn_model *m, char *err, size_t errlen)
     }
     int widest = c->channels > NN_PLANES ? c->channels : NN_PLANES;
     inf->hex_stride = nn_bf16_weights_count(NN_TAPS, widest, c->channels);
-    inf->xb_ci = widest;
+    inf->stage_ci = widest;
     nn_infer_update(inf, m, err, errlen);
     nn_infer_set_precision(inf, nn_precision_default(), NULL, 0);
     return inf;
 }
 
+static size_t elem_size(nn_precision p) { return p == NN_PREC_BF16 ? 2 : 1; }
+
+static void free_low(nn_infer *inf)
+{
+    free(inf->wlow), free(inf->wlow_scale), free(inf->stage), free(inf->stage_scale);
+    inf->wlow = inf->stage = NULL;
+    inf->wlow_scale = inf->stage_scale = NULL;
+}
+
 int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errlen)
 {
     if (p == inf->prec) return 0;
-    if (p == NN_PREC_BF16) {
-        if (!nn_bf16_available()) {
-            nn_set_err(err, errlen, "bf16 inference needs a CPU with AVX512_BF16, which this one lacks");
-            return -1;
-        }
-        if (!(inf->wbf = malloc(sizeof *inf->wbf * inf->hex_stride * (size_t)nhex(inf)))) {
-            nn_set_err(err, errlen, "out of memory");
-            return -1;
-        }
-        pack_bf16(inf);
-    } else {
-        free(inf->wbf);
-        inf->wbf = NULL;
+    if ((p == NN_PREC_BF16 && !nn_bf16_available()) || (p == NN_PREC_INT8 && !nn_int8_available())) {
+        nn_set_err(err, errlen, "%s inference needs a CPU with %s, which this one lacks", nn_precision_name(p),
+                   p == NN_PREC_BF16 ? "AVX512_BF16" : "AVX512_VNNI");
+        return -1;
     }
+    free_low(inf);
     inf->prec = p;
-    free(inf->xb);                  /* reserve() sizes the buffers again for this precision */
-    inf->xb = NULL;
-    inf->batch_cap = 0;
+    inf->batch_cap = 0;             /* reserve() sizes the staging again for this precision */
+    if (p == NN_PREC_F32) return 0;
+    size_t n = inf->hex_stride * (size_t)nhex(inf);
+    inf->wlow = malloc(n * elem_size(p));
+    inf->wlow_scale = malloc(sizeof(float) * (size_t)nhex(inf) * (size_t)inf->cfg.channels);
+    if (!inf->wlow || !inf->wlow_scale) {
+        free_low(inf);
+        inf->prec = NN_PREC_F32;
+        nn_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    pack_low(inf);
     return 0;
 }
 
 nn_precision nn_infer_precision(const nn_infer *inf) { return inf->prec; }
 
-const char *nn_precision_name(nn_precision p) { return p == NN_PREC_BF16 ? "bf16" : "f32"; }
+const char *nn_precision_name(nn_precision p) { return p == NN_PREC_BF16 ? "bf16" : p == NN_PREC_INT8 ? "int8" : "f32"; }
+
+int nn_precision_parse(const char *name, nn_precision *p)
+{
+    static const nn_precision all[] = { NN_PREC_F32, NN_PREC_BF16, NN_PREC_INT8 };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (!strcmp(name, nn_precision_name(all[i]))) { *p = all[i]; return 0; }
+    return -1;
+}
+
+static bool precision_available(nn_precision p)
+{
+    return p == NN_PREC_F32 || (p == NN_PREC_BF16 && nn_bf16_available()) || (p == NN_PREC_INT8 && nn_int8_available());
+}
 
 nn_precision nn_precision_default(void)
 {
     static int warned;
     const char *s = getenv("ZZ_NN_PRECISION");
-    if (!s || !*s) return NN_PREC_DEFAULT == NN_PREC_BF16 && nn_bf16_available() ? NN_PREC_BF16 : NN_PREC_F32;
-    if (!strcmp(s, "f32")) return NN_PREC_F32;
-    bool bf = !strcmp(s, "bf16"), aut = !strcmp(s, "auto");
-    if ((bf || aut) && nn_bf16_available()) return NN_PREC_BF16;
-    if (!warned++ && !aut)
+    nn_precision p;
+    if (!s || !*s) return precision_available(NN_PREC_DEFAULT) ? NN_PREC_DEFAULT : NN_PREC_F32;
+    if (!nn_precision_parse(s, &p) && precision_available(p)) return p;
+    if (!warned++)
         fprintf(stderr, "zertz: warning: ZZ_NN_PRECISION=%s: %s; using f32\n", s,
-                bf ? "this CPU has no AVX512_BF16" : "expected f32, bf16 or auto");
+                nn_precision_parse(s, &p) ? "expected f32, bf16 or int8" : "this CPU lacks the instructions for it");
     return NN_PREC_F32;
 }
 
@@ -189,8 +221,7 @@ void nn_infer_free(nn_infer *inf)
 {
     if (!inf) return;
     free(inf->w);
-    free(inf->wbf);
-    free(inf->xb);
+    free_low(inf);
     free(inf->blk);
     free(inf->scratch);
     free(inf);
@@ -216,10 +247,13 @@ static int reserve(nn_infer *inf, int N)
     float *s = realloc(inf->scratch, sizeof(float) * n);
     if (!s) return -1;
     inf->scratch = s;
-    if (inf->prec == NN_PREC_BF16) {
-        uint16_t *xb = realloc(inf->xb, sizeof *xb * rows * (size_t)inf->xb_ci);
-        if (!xb) return -1;
-        inf->xb = xb;
+    if (inf->prec != NN_PREC_F32) {
+        void *st = realloc(inf->stage, elem_size(inf->prec) * rows * (size_t)inf->stage_ci);
+        if (!st) return -1;
+        inf->stage = st;
+        float *sc = realloc(inf->stage_scale, sizeof(float) * (size_t)N);
+        if (!sc) return -1;
+        inf->stage_scale = sc;
     }
     inf->batch_cap = N;
     return 0;
@@ -244,15 +278,25 @@ static void run(const nn_infer *inf, float *y, const float *x, layer l, const fl
     }
 }
 
-/* y = relu(hexconv(x) + b + res) for hex layer h: in bf16 when the net is and the kernel takes
- * the layer (xb: this slice's bf16 staging, NULL in float), else in float. */
-static void run_hex(const nn_infer *inf, float *y, const float *x, int h, const float *res, int rows, uint16_t *xb)
+/* y = relu(hexconv(x) + b + res) for hex layer h over samples [n0, n0+N): with inf->prec's kernel
+ * when it takes the layer, else (or when the int8 inputs cannot be quantised) in float. */
+static void run_hex(const nn_infer *inf, float *y, const float *x, int h, const float *res, int n0, int N)
 {
     layer l = hex_layer(inf, h);
-    if (xb && nn_bf16_shape_ok(l.ci, l.co)) {
+    int P = inf->geom.ncells, rows = N * P;
+    size_t at = (size_t)h * inf->hex_stride, st = (size_t)n0 * P * inf->stage_ci;
+    const float *b = inf->w + l.b;
+    if (inf->prec == NN_PREC_BF16 && nn_bf16_shape_ok(l.ci, l.co)) {
+        uint16_t *xb = (uint16_t *)inf->stage + st;
         nn_bf16_pack_rows(xb, x, (size_t)rows, l.ci);
-        const uint16_t *wp = inf->wbf + (size_t)h * inf->hex_stride;
-        if (nn_bf16_conv(y, xb, wp, inf->w + l.b, res, &inf->geom, rows, l.ci, l.co, true)) return;
+        if (nn_bf16_conv(y, xb, (const uint16_t *)inf->wlow + at, b, res, &inf->geom, rows, l.ci, l.co, true)) return;
+    }
+    if (inf->prec == NN_PREC_INT8 && nn_int8_shape_ok(l.ci, l.co)) {
+        uint8_t *xq = (uint8_t *)inf->stage + st;
+        float *sx = inf->stage_scale + n0, *sw = inf->wlow_scale + (size_t)h * inf->cfg.channels;
+        if (nn_int8_quantize_rows(xq, sx, x, N, P, l.ci) &&
+            nn_int8_conv(y, xq, sx, (const int8_t *)inf->wlow + at, sw, b, res, &inf->geom, rows, l.ci, l.co, true))
+            return;
     }
     run(inf, y, x, l, res, true, rows, true);
 }
@@ -269,11 +313,10 @@ static void forward_slice(const nn_infer *inf, const float *x, int n0, int N, fl
     float *pp = S + inf->off_p + r0 * c->policy_channels, *vv = S + inf->off_v + r0 * c->value_channels;
     float *hh = S + inf->off_h + (size_t)n0 * c->value_hidden;
     float *o = S + inf->off_o + (size_t)inf->batch_cap * P * NN_HEADS + n0;
-    uint16_t *xb = inf->prec == NN_PREC_BF16 ? inf->xb + r0 * inf->xb_ci : NULL;
-    run_hex(inf, a, x + r0 * NN_PLANES, 0, NULL, rows, xb);
+    run_hex(inf, a, x + r0 * NN_PLANES, 0, NULL, n0, N);
     for (int b = 0; b < c->blocks; b++) {
-        run_hex(inf, u, a, 1 + 2 * b, NULL, rows, xb);
-        run_hex(inf, bb, u, 2 + 2 * b, a, rows, xb);
+        run_hex(inf, u, a, 1 + 2 * b, NULL, n0, N);
+        run_hex(inf, bb, u, 2 + 2 * b, a, n0, N);
         float *t = a; a = bb; bb = t;
     }
     float *lg = logits ? logits + r0 * NN_HEADS : S + inf->off_o + r0 * NN_HEADS;

@@ -1,8 +1,8 @@
 /* infer.h — the network for inference: batch norm folded into the convolutions (w' = w·γ/σ,
  * b' = β − μ·γ/σ with the running statistics), bias, residual and ReLU fused into the convolution's
- * epilogue, float (the hex convolutions optionally in bf16, below), no tape.  This is what search
+ * epilogue, float (the hex convolutions optionally in bf16 or int8, below), no tape.  This is what search
  * calls; in float it must agree with the model's inference forward (nn_model_forward with
- * train = false) to float rounding, in bf16 to bf16's (bf16.h).
+ * train = false) to float rounding, in bf16 or int8 to their rounding (bf16.h, int8.h).
  * An nn_infer owns scratch buffers: use one per thread. */
 #ifndef NN_INFER_H
 #define NN_INFER_H
@@ -29,17 +29,20 @@ int nn_infer_update(nn_infer *inf, const nn_model *m, char *err, size_t errlen);
 void nn_infer_free(nn_infer *inf);
 const nn_geom *nn_infer_geom(const nn_infer *inf);
 
-/* The arithmetic of the hex convolutions (the bulk of the work): float, or bf16 operands with
- * float sums (bf16.h; CPUs with AVX512_BF16 only).  The 1×1 layers and the value head stay float. */
-typedef enum { NN_PREC_F32 = 0, NN_PREC_BF16 = 1 } nn_precision;
-/* What a new net uses when ZZ_NN_PRECISION is unset (bf16 only where the CPU has it). */
+/* The arithmetic of the hex convolutions (the bulk of the work): float; bf16 operands with float
+ * sums (bf16.h; CPUs with AVX512_BF16); or 8-bit operands with exact integer sums (int8.h; CPUs
+ * with AVX512_VNNI).  The 1×1 layers and the value head stay float. */
+typedef enum { NN_PREC_F32 = 0, NN_PREC_BF16 = 1, NN_PREC_INT8 = 2 } nn_precision;
+/* What a new net uses when ZZ_NN_PRECISION is unset, where the CPU has it (else float). */
 #define NN_PREC_DEFAULT NN_PREC_F32
-/* ZZ_NN_PRECISION = f32 | bf16 | auto (bf16 where the CPU has it); unset: NN_PREC_DEFAULT.  bf16
- * on a CPU without it, or a bad value, gives f32 with one warning on stderr. */
+/* ZZ_NN_PRECISION = f32 | bf16 | int8; unset: NN_PREC_DEFAULT.  A precision this CPU lacks, or a
+ * bad value, gives f32 with one warning on stderr. */
 nn_precision nn_precision_default(void);
 const char *nn_precision_name(nn_precision p);
+/* "f32", "bf16", "int8" -> *p: 0, or -1 for another name. */
+int nn_precision_parse(const char *name, nn_precision *p);
 /* Switch inf's precision (nn_infer_create starts at nn_precision_default()).  -1 with a message
- * for bf16 on a CPU without AVX512_BF16, or out of memory. */
+ * when the CPU lacks the instructions, or out of memory (inf is then left in float). */
 int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errlen);
 nn_precision nn_infer_precision(const nn_infer *inf);
 
