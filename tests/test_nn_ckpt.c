@@ -200,6 +200,15 @@ START_TEST(damaged_files_are_rejected)
     spit(bad, w, n);
     ck_assert(!nn_checkpoint_load(bad, NN_F32, NULL, err, sizeof err));
     ck_assert_msg(strstr(err, "version"), "%s", err);
+    /* a header asking for a network far bigger than the file (64 blocks of 1024 channels: 11 GiB)
+     * is refused before any model is made for it (a fuzzing finding: it used to allocate first) */
+    memcpy(w, b, n);
+    for (int k = 0; k < 4; k++) w[28 + k] = (unsigned char)(1024 >> (8 * k)), w[32 + k] = (unsigned char)(64 >> (8 * k));
+    crc = nn_crc32(0, w, n - 4);
+    for (int k = 0; k < 4; k++) w[n - 4 + k] = (unsigned char)(crc >> (8 * k));
+    spit(bad, w, n);
+    ck_assert(!nn_checkpoint_load(bad, NN_F32, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "cannot hold the network its header describes") && strstr(err, "64 blocks x 1024"), "%s", err);
     /* architecture mismatch: a model of another shape, and a model for another board */
     nn_config c2 = c;
     c2.channels = 24;

@@ -114,7 +114,15 @@ typedef struct {
     uint32_t ntensors;
 } header;
 
-/* Read the whole file; check size, magic, version and CRC; parse the header. */
+/* Bytes of the stem's and the residual tower's convolution weights alone, at es bytes an element:
+ * a lower bound on any file that holds the network. */
+static double tower_bytes(const nn_config *c, size_t es)
+{
+    return (double)es * NN_TAPS * c->channels * (2.0 * c->blocks * c->channels + NN_PLANES);
+}
+
+/* Read the whole file; check size, magic, version and CRC; parse the header (and that the file is
+ * big enough for the architecture it states). */
 static unsigned char *read_checked(const char *path, size_t *len, header *h, nn_rbuf *r, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -164,6 +172,12 @@ static unsigned char *read_checked(const char *path, size_t *len, header *h, nn_
     if (planes != NN_PLANES) { nn_set_err(err, errlen, "%s: made for %u input planes, this encoder has %d", path, planes, NN_PLANES); goto fail; }
     char cerr[160];
     if (nn_config_check(&h->cfg, cerr, sizeof cerr)) { nn_set_err(err, errlen, "%s: bad architecture: %s", path, cerr); goto fail; }
+    double need = tower_bytes(&h->cfg, dtype ? 8 : 4);
+    if (need > (double)n) {         /* before any model is made for it: the header may ask for gigabytes */
+        nn_set_err(err, errlen, "%s: %zu bytes cannot hold the network its header describes (%d blocks x %d channels: "
+                   "at least %.0f bytes of convolution weights)", path, n, h->cfg.blocks, h->cfg.channels, need);
+        goto fail;
+    }
     *len = n;
     return data;
 fail:
