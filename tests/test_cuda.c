@@ -158,6 +158,7 @@ START_TEST(fake_no_image_gives_cpu_evaluators)
     ck_assert_str_eq(a->name, c->name);
     ck_assert_msg(!strncmp(tr_live_eval_backend(l), "CPU (", 5), "%s", tr_live_eval_backend(l));
     same_evaluations(a, c, ZZ_B37, &rng, 0, "auto evaluator, faked GPU without code");
+    ck_assert(!mcts_eval_nn_set_precision(c, "f32", err, sizeof err));   /* the live one is float, as training */
     same_evaluations(l, c, ZZ_B37, &rng, 1e-6f, "live evaluator, faked GPU without code");
     unsetenv("ZZ_CUDA_FAKE_NO_IMAGE");
     mcts_evaluator_free(a);
@@ -389,6 +390,7 @@ START_TEST(checkpoint_evaluators_agree)
         nn_model_free(m);
         mcts_evaluator *cpu = mcts_eval_nn_new(path, err, sizeof err), *gpu = mcts_eval_cuda_new(path, err, sizeof err);
         ck_assert_msg(cpu && gpu, "%s", err);
+        ck_assert(!mcts_eval_nn_set_precision(cpu, "f32", err, sizeof err));      /* the GPU net is float */
         enum { N = 20 };
         static zz_pos pos[N];
         static zz_move moves[N][ZZ_MAX_MOVES];
@@ -636,6 +638,7 @@ static void run_parts_fall_back(const nn_model *m, uint64_t *rng)
     ck_assert_msg(!strncmp(backend, "cuda: ", 6) && !strncmp(tr_live_eval_backend(l), "GPU (", 5), "%s", backend);
     zz_cuda_test_fail_launches(1);
     same_evaluations(a, c, m->cfg.board, rng, 0, "auto evaluator after a GPU failure");
+    ck_assert(!mcts_eval_nn_set_precision(c, "f32", err, sizeof err));   /* the live one is float, as training */
     zz_cuda_test_fail_launches(1);
     same_evaluations(l, c, m->cfg.board, rng, 1e-6f, "live evaluator after a GPU failure");
     zz_cuda_test_fail_launches(0);

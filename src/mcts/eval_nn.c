@@ -74,7 +74,8 @@ mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
     if (!m) { snprintf(err, errlen, "%s", why); return NULL; }
     mcts_evaluator *e = calloc(1, sizeof *e);
     nn_ctx *c = calloc(1, sizeof *c);
-    if (e && c) c->inf = nn_infer_create(m, why, sizeof why);
+    if (e && c && (c->inf = nn_infer_create(m, why, sizeof why)))
+        nn_infer_set_precision(c->inf, nn_precision_default(), NULL, 0);     /* available by construction */
     nn_model_free(m);
     if (!e || !c || !c->inf) {
         snprintf(err, errlen, "%s", c && !c->inf ? why : "out of memory");

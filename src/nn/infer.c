@@ -149,7 +149,6 @@ nn_infer *nn_infer_create(const nn_model *m, char *err, size_t errlen)
     inf->hex_stride = nn_bf16_weights_count(NN_TAPS, widest, c->channels);
     inf->stage_ci = widest;
     nn_infer_update(inf, m, err, errlen);
-    nn_infer_set_precision(inf, nn_precision_default(), NULL, 0);
     return inf;
 }
 
@@ -209,7 +208,7 @@ nn_precision nn_precision_default(void)
     static int warned;
     const char *s = getenv("ZZ_NN_PRECISION");
     nn_precision p;
-    if (!s || !*s) return precision_available(NN_PREC_DEFAULT) ? NN_PREC_DEFAULT : NN_PREC_F32;
+    if (!s || !*s) return precision_available(NN_PREC_PLAY_DEFAULT) ? NN_PREC_PLAY_DEFAULT : NN_PREC_F32;
     if (!nn_precision_parse(s, &p) && precision_available(p)) return p;
     if (!warned++)
         fprintf(stderr, "zertz: warning: ZZ_NN_PRECISION=%s: %s; using f32\n", s,
