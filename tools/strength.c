@@ -12,9 +12,11 @@
  * --sprt: a sequential probability ratio test per opponent (src/mcts/sprt.h), stopping as soon as
  * it decides (--games is then the most it plays); its verdict and LLR are printed under the table.
  *
- * Opponents (--vs, repeatable; default uct, uct10, previous, random): `uct` is UCT at the same time
- * per move (or the same count), `uct10` at ten times it, `previous` the --previous network with
- * the same search, `random`, or any agent spec (src/mcts/agent.h). */
+ * Opponents (--vs, repeatable; default uct, uct10, ab, previous, random): `uct` is UCT at the same
+ * time per move (or the same count), `uct10` at ten times it, `ab` the alpha-beta agent at the same
+ * time (with --sims: to depth 3), `previous` the --previous network with the same search,
+ * `random`, or any agent spec (src/mcts/agent.h). */
+#include "mcts/ab.h"
 #include "cli.h"
 #include "mcts/match.h"
 #include "nn/omp_env.h"
@@ -38,8 +40,9 @@ static void usage(FILE *f) {
             "  --time MS            time per move for both sides (default 1000)\n"
             "  --sims N             a fixed count instead: N network simulations, N UCT iterations\n"
             "  --games N            games per opponent, an even number (default 100)\n"
-            "  --vs OPP             an opponent (repeatable): uct, uct10, previous, random, or an agent spec;\n"
-            "                       default: uct, uct10, previous (when --previous is given), random\n"
+            "  --vs OPP             an opponent (repeatable): uct, uct10, ab, previous, random, or an agent\n"
+            "                       spec; default: uct, uct10, ab, previous (when --previous is given),\n"
+            "                       random (ab: alpha-beta at the same time; with --sims, to depth 3)\n"
             "  --previous CKPT      the previously shipped network (the `previous` opponent)\n"
             "  --rings N            37, 48 or 61 (default 37)\n"
             "  --parallel P         games at once (default 2: one per core, each side on one thread)\n"
@@ -139,6 +142,7 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
     if (a->nvs == 0) {
         a->vs[a->nvs++] = "uct";
         a->vs[a->nvs++] = "uct10";
+        a->vs[a->nvs++] = "ab";
         if (a->previous) a->vs[a->nvs++] = "previous";
         a->vs[a->nvs++] = "random";
     }
@@ -169,6 +173,10 @@ static int make_specs(const ladder_args *a, char *cand, size_t candlen, rung *ru
         } else if (!strcmp(v, "uct10")) {
             snprintf(g->spec, sizeof g->spec, "uct:%s", budget10);
             snprintf(g->name, sizeof g->name, "uct, 10x the %s", a->sims ? "count" : "time");
+        } else if (!strcmp(v, "ab")) {
+            if (a->sims) snprintf(g->spec, sizeof g->spec, "ab:3");
+            else snprintf(g->spec, sizeof g->spec, "ab:%d,time=%ld", MCTS_AB_MAX_DEPTH, a->time_ms);
+            snprintf(g->name, sizeof g->name, "alpha-beta, %s", a->sims ? "depth 3" : "same time");
         } else if (!strcmp(v, "previous")) {
             if (!a->previous) return bad("--vs previous", "needs --previous CKPT");
             snprintf(g->spec, sizeof g->spec, "puct:%s:%s,threads=1%s%s", a->previous, budget, sep, a->net_opts);
