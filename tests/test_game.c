@@ -116,6 +116,13 @@ START_TEST(chain_same_player_same_marble) {
     ck_assert_int_eq(p.cap[0][ZZ_GREY], 1);
     ck_assert_int_eq(p.cap[0][ZZ_BLACK], 1);
     ck_assert_ptr_null(zz_pos_validate(&p));
+    /* a chain cell past the layout's 128 cells (from a damaged file) is refused, not looked up
+     * (a fuzzing finding: the bit test shifted a 128-bit value by up to 255) */
+    for (int bad = ZZ_NCELLS; bad < 256; bad += 41) {
+        zz_pos q = p;
+        q.chain = (uint8_t)bad;
+        ck_assert_str_eq(zz_pos_validate(&q), "chain cell off the layout");
+    }
 }
 END_TEST
 

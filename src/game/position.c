@@ -275,6 +275,7 @@ const char *zz_pos_validate(const zz_pos *p) {
         if (p->pool[c] + p->cap[0][c] + p->cap[1][c] + zz_popcount(p->marble[c]) != ZZ_START_POOL[c])
             return "marble count does not add up";
     if (p->to_move > 1) return "bad player to move";
+    if (p->chain != ZZ_NO_CELL && p->chain >= ZZ_NCELLS) return "chain cell off the layout";
     if (p->chain != ZZ_NO_CELL && !zz_has(zz_marbles(p), p->chain)) return "chain cell holds no marble";
     return NULL;
 }
