@@ -7,7 +7,8 @@
  *                                      and the cause, and leave no file, partial or temporary
  *   tools/arena ... --sgf DIR          the same for the game records: a clear error and a non-zero
  *                                      exit, and every record left under its name reads as SGF
- *   tools/train --steps N --out DIR    must stop with a message naming the file and the cause,
+ *   tools/train --steps N --out DIR    (under the limit, and resumed in a run folder made read-only)
+ *                                      must stop with a message naming the file and the cause,
  *                                      keep every file it had intact (checkpoints, replay chunks
  *                                      and run.state still load, with the library's loaders),
  *                                      leave no temporary file, and resume once the limit is lifted */
@@ -282,13 +283,16 @@ static long run_loads(const char *dir, int *nckpt, int *nsamples) {
     return s.steps;
 }
 
-/* tools/train on the run in dir to `steps` steps, with a file-size limit (0: none). */
-static int train(const char *dir, const char *steps, long fsize, result *r) {
+/* tools/train on the run in dir to `steps` steps, with a file-size limit (0: none), as the user
+ * nobody when as_nobody. */
+static int train_as(const char *dir, const char *steps, long fsize, bool as_nobody, result *r) {
     char *argv[] = { NULL, "--out", (char *)dir, "--blocks", "1", "--channels", "8", "--sims", "8", "--games-in-flight", "8",
                      "--min-samples", "64", "--batch", "32", "--gen-steps", "10", "--eval-every", "0", "--window", "2000",
                      "--steps", (char *)steps, "--quiet", NULL };
-    return run_tool("train", argv, fsize, false, 120, r);
+    return run_tool("train", argv, fsize, as_nobody, 120, r);
 }
+
+static int train(const char *dir, const char *steps, long fsize, result *r) { return train_as(dir, steps, fsize, false, r); }
 
 START_TEST(train_file_too_large) {
     char dir[64], run[96];
@@ -327,6 +331,42 @@ START_TEST(train_file_too_large) {
 }
 END_TEST
 
+/* chmod every folder of the run (the run and its replay folder) to mode. */
+static void chmod_run(const char *run, mode_t mode) {
+    char replay[160];
+    snprintf(replay, sizeof replay, "%s/replay", run);
+    ck_assert(chmod(run, mode) == 0 && chmod(replay, mode) == 0);
+}
+
+START_TEST(train_read_only_folder) {
+    char dir[64], run[96];
+    bool nobody = geteuid() == 0;         /* root ignores permissions: the child becomes nobody */
+    make_dir(dir, sizeof dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    result r;
+    int nckpt, nsamples;
+    train(run, "30", 0, &r);
+    ck_assert_msg(exit_status(&r) == 0, "train: %s", r.err);
+    ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), 30);
+    int before = nsamples, kept = nckpt;
+    /* the run's folders made read-only: resuming it must stop naming a file and the cause, and
+     * leave everything it had as it was */
+    chmod_run(run, 0555);
+    if (train_as(run, "60", 0, nobody, &r) != 0) { chmod_run(run, 0755); remove_tree(dir); return; }
+    chmod_run(run, 0755);
+    ck_assert_msg(exit_status(&r) != 0, "train exited 0 in a read-only run folder");
+    assert_message(&r, "train", "run/", "Permission denied");
+    ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), 30);
+    ck_assert_msg(nckpt == kept && nsamples == before, "checkpoints %d (had %d), samples %d (had %d)", nckpt, kept,
+                  nsamples, before);
+    /* writable again: it resumes to 60 steps */
+    train(run, "60", 0, &r);
+    ck_assert_msg(exit_status(&r) == 0, "train did not resume once the folder was writable: %s", r.err);
+    ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), 60);
+    remove_tree(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("disk_full");
     TCase *t = tcase_create("tools");
@@ -336,6 +376,7 @@ static Suite *suite(void) {
     tcase_add_test(t, arena_sgf_file_too_large);
     tcase_add_test(t, arena_sgf_read_only_folder);
     tcase_add_test(t, train_file_too_large);
+    tcase_add_test(t, train_read_only_folder);
     suite_add_tcase(s, t);
     return s;
 }

@@ -402,13 +402,15 @@ static int open_new(run_ctx *x, char *err, size_t errlen) {
     return 0;
 }
 
-/* Open one log for appending, with its header line when the file is new.  NULL when it cannot. */
-static FILE *open_log(const char *dir, const char *name, const char *header) {
+/* Open one log for appending, with its header line when the file is new.  NULL with a message
+ * naming the file and the cause when it cannot. */
+static FILE *open_log(const char *dir, const char *name, const char *header, char *err, size_t errlen) {
     char p[1100];
     path_in(p, sizeof p, dir, name);
     bool is_new = !file_exists(p);
     FILE *f = fopen(p, "a");
-    if (f && is_new) fprintf(f, "%s\n", header);
+    if (!f) snprintf(err, errlen, "%s: cannot open for appending: %s", p, strerror(errno));
+    else if (is_new) fprintf(f, "%s\n", header);
     return f;
 }
 
@@ -417,10 +419,10 @@ static int open_logs(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     load_history(&x->hist, c->out);
     x->csv = open_log(c->out, "train.csv", "seconds,steps,games,samples,buffer,positions_per_s,evals_per_s,batch_fill,"
-                                           "policy_loss,value_loss,lr,generation");
-    x->elo = open_log(c->out, "elo.csv", "generation,steps,opponent,games,wins,losses,draws,score,elo,elo_lo,elo_hi,rating");
+                                           "policy_loss,value_loss,lr,generation", err, errlen);
+    x->elo = x->csv ? open_log(c->out, "elo.csv", "generation,steps,opponent,games,wins,losses,draws,score,elo,elo_lo,"
+                                                  "elo_hi,rating", err, errlen) : NULL;
     if (x->csv && x->elo) return 0;
-    snprintf(err, errlen, "%s: cannot open the logs", c->out);
     if (x->csv) fclose(x->csv);
     if (x->elo) fclose(x->elo);
     x->csv = x->elo = NULL;
