@@ -10,6 +10,7 @@
 #   make lab        build and run the CUDA kernel lab (src/cuda/lab/*.cu: numbered versions, checked, timed)
 #   make train      self-play training with the embedded default config
 #   make train-mpi  the same over MPI ranks: mpirun -np $(NP) tools/train --mpi (needs Open MPI)
+#   make soak       a small training run SIGKILLed SOAK_KILLS times over SOAK_MINUTES, resumed and checked (src/train/soak.sh)
 #   make strength   the strength ladder of the shipped network (tools/strength; STRENGTH_ARGS="...")
 #   make test-asan  the suites under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-tsan  the suites under ThreadSanitizer
@@ -140,7 +141,7 @@ TEST_HELP := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 LIB       := $(BUILD)/libzertz.a
 
 .PHONY: all info deps-fetch gpu-report test test-web bench bench-gpu lab train train-mpi strength test-asan test-tsan clean
-.PHONY: fuzz
+.PHONY: fuzz soak
 all: info $(LIB) $(TOOLS)
 
 
@@ -270,6 +271,14 @@ test-asan:
 
 fuzz:
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" tests/fuzz/run.sh
+
+# Kills under training (src/train/soak.sh): SOAK_MINUTES (30) of SIGKILLs at random moments,
+# SOAK_KILLS (20) of them, SOAK_SEED (the kill moments; default from the clock), SOAK_DIR.
+SOAK_MINUTES ?= 30
+SOAK_KILLS   ?= 20
+soak: $(TOOLDIR)/train $(TOOLDIR)/run_check $(TOOLDIR)/arena
+	SOAK_MINUTES="$(SOAK_MINUTES)" SOAK_KILLS="$(SOAK_KILLS)" SOAK_DIR="$(or $(SOAK_DIR),$(BUILD)/soak)" TOOLDIR="$(TOOLDIR)" \
+	  $(if $(SOAK_SEED),SOAK_SEED="$(SOAK_SEED)") src/train/soak.sh
 
 test-tsan:
 	$(MAKE) BUILD=build-tsan TOOLDIR=build-tsan/tools OPT="-O1 -fsanitize=thread $(SAN_WARN)" NVCC= test

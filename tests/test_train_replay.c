@@ -1,6 +1,7 @@
 /* test_train_replay.c — the persisted replay buffer: round trip, resume after a kill with nothing
  * lost or duplicated, the sliding window and chunk retention, damaged and mismatched files; a
- * chunk image in memory (the MPI ranks' messages) and version-1 chunks (before gen/origin). */
+ * chunk image in memory (the MPI ranks' messages) and version-1 chunks (before gen/origin); one
+ * chunk file checked without changing anything (tools/run_check). */
 #include "train/replay.h"
 #include "nn/util.h"
 #include "helpers.h"
@@ -262,6 +263,48 @@ START_TEST(version_1_chunks_still_read) {
 }
 END_TEST
 
+/* tr_replay_check_file (what tools/run_check verifies after a kill): a chunk's count and first
+ * sample number; a flipped byte is damage (-2), another board is refused (-1); nothing changes on
+ * disk (the damaged chunk is not set aside). */
+START_TEST(check_file_changes_nothing) {
+    fresh_dir();
+    tr_replay r;
+    char err[256], path[600];
+    nn_visit vb[8];
+    ck_assert_int_eq(tr_replay_open(&r, dir, ZZ_B37, 100, err, sizeof err), 0);
+    for (int k = 0; k < 25; k++) {       /* chunks 0, 1, 2 of 10, 10 and 5 samples */
+        tr_sample s;
+        make_sample(k, &s, vb);
+        ck_assert_int_eq(tr_replay_add(&r, &s, 1, err, sizeof err), 0);
+        if (k % 10 == 9) ck_assert_int_eq(tr_replay_flush(&r, err, sizeof err), 0);
+    }
+    ck_assert_int_eq(tr_replay_close(&r, err, sizeof err), 0);
+    int n;
+    long long first;
+    snprintf(path, sizeof path, "%s/chunk-%08u.zzr", dir, 1u);
+    ck_assert_int_eq(tr_replay_check_file(path, ZZ_B37, &n, &first, err, sizeof err), 0);
+    ck_assert_int_eq(n, 10);
+    ck_assert_int_eq(first, 10);
+    ck_assert_int_eq(tr_replay_check_file(path, ZZ_B61, &n, &first, err, sizeof err), -1);
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 40, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, 40, SEEK_SET);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+    ck_assert_int_eq(tr_replay_check_file(path, ZZ_B37, &n, &first, err, sizeof err), -2);
+    ck_assert_ptr_nonnull(strstr(err, "checksum"));
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(count_chunks(), 3);
+    snprintf(path, sizeof path, "%s/chunk-%08u.zzr", dir, 7u);
+    ck_assert_int_eq(tr_replay_check_file(path, ZZ_B37, &n, &first, err, sizeof err), -1);   /* missing */
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("train_replay");
     TCase *t = tcase_create("replay");
@@ -270,6 +313,7 @@ int main(void) {
     tcase_add_test(t, damaged_and_mismatched);
     tcase_add_test(t, image_round_trip);
     tcase_add_test(t, version_1_chunks_still_read);
+    tcase_add_test(t, check_file_changes_nothing);
     suite_add_tcase(s, t);
     return th_run(s);
 }

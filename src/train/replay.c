@@ -182,6 +182,22 @@ int tr_replay_decode(const unsigned char *data, size_t len, zz_board_kind board,
     return -1;
 }
 
+int tr_replay_check_file(const char *path, zz_board_kind board, int *n, long long *first, char *err, size_t errlen) {
+    size_t len;
+    unsigned char *data = tr_read_file(path, (size_t)1 << 31, &len, err, errlen);
+    if (!data) return -1;
+    nn_rbuf b;
+    uint32_t version, count;
+    int rc = open_image(data, len, board, path, &b, &version, &count, first, err, errlen);
+    tr_sample *s = NULL;
+    if (rc == 0 && tr_replay_decode(data, len, board, path, &s, n, err, errlen) != 0)
+        rc = strcmp(err, "out of memory") ? -2 : -1;
+    for (int i = 0; s && i < *n; i++) tr_sample_clear(&s[i]);
+    free(s);
+    free(data);
+    return rc;
+}
+
 static int add_chunk_record(tr_replay *r, uint32_t id, int n) {
     if (r->nchunks == r->cap_chunks) {
         int cap = r->cap_chunks ? 2 * r->cap_chunks : 64;

@@ -74,6 +74,11 @@ int tr_replay_encode(zz_board_kind board, long long first, const tr_sample *s, i
  * with a message naming `what`. */
 int tr_replay_decode(const unsigned char *data, size_t len, zz_board_kind board, const char *what, tr_sample **out,
                      int *n, char *err, size_t errlen);
+/* Check one chunk file as tr_replay_open would read it (checksum, version, board, every sample)
+ * without changing anything on disk: *n its samples, *first the number of its first sample.
+ * 0; -2 when its content is damaged (tr_replay_open would set it aside); -1 otherwise (I/O,
+ * memory, another board or version), each with a message. */
+int tr_replay_check_file(const char *path, zz_board_kind board, int *n, long long *first, char *err, size_t errlen);
 /* Free a sample's visits. */
 void tr_sample_clear(tr_sample *s);
 
