@@ -280,6 +280,7 @@ START_TEST(run_checks_options_and_trims_logs) {
     ck_assert_ptr_nonnull(f);
     fprintf(f, "999.0,20,1,1,1,1,1,1,1,1,0.02,2\n");
     fprintf(f, "999.0,35,1,1,1,1,1,1,1,1,0.02,3\n");
+    fprintf(f, "5.0,10,1,1");                               /* a row the kill cut in half */
     fclose(f);
     snprintf(p, sizeof p, "%s/elo.csv", dir);
     f = fopen(p, "a");
@@ -295,6 +296,9 @@ START_TEST(run_checks_options_and_trims_logs) {
     while (fgets(line, sizeof line, f)) {
         if (rows++ == 0) continue;
         double sec, steps;
+        int commas = 0;
+        for (const char *q = line; *q; q++) commas += *q == ',';
+        ck_assert_msg(commas == 11, "a broken row in train.csv: %s", line);
         ck_assert_int_eq(sscanf(line, "%lf,%lf", &sec, &steps), 2);
         ck_assert_msg(steps <= 21 && sec < 999, "a row after the checkpoint survived: %s", line);
         ck_assert_msg(sec >= last_sec, "time runs backwards in train.csv: %.1f after %.1f", sec, last_sec);

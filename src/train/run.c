@@ -190,6 +190,7 @@ static void gen_path(char *buf, size_t len, const char *dir, int gen) {
  * whose value in `column` is at most `limit` and, when column2 > 0, whose value in column2 is at
  * most limit2 (train.csv: steps, column 2, up to the checkpoint's and seconds, column 1, up to
  * run.state's, since rows at the checkpoint's steps may come later; elo.csv: generation, column 1),
+ * and never a last row without its newline (a kill cut it: the next row would be glued to it),
  * rewriting the file atomically when anything goes.  0, or -1 with a message. */
 static int trim_log(const char *dir, const char *name, int column, double limit, int column2, double limit2, char *err,
                     size_t errlen) {
@@ -211,7 +212,8 @@ static int trim_log(const char *dir, const char *name, int column, double limit,
             for (int i = 1; i < col && c; i++) { c = strchr(c, ','); if (c) c++; }
             if (c && strtod(c, NULL) > (pass ? limit2 : limit)) after = true;
         }
-        if (row++ > 0 && after) { dropped++; continue; }              /* row 0: the header */
+        size_t len = strlen(line);
+        if (row++ > 0 && (after || line[len - 1] != '\n')) { dropped++; continue; }     /* row 0: the header */
         fputs(line, k);
     }
     fclose(f);
