@@ -143,24 +143,49 @@ static double worst_ratio(const conv_case *c, const float *a, const float *b, do
     return worst;
 }
 
-START_TEST(twin_within_bf16_bound_of_float)
+/* The shapes the convolution checks run on: rings, Ci, Co, samples. */
+static const int SHAPES[][4] = { { 37, 16, 32, 1 }, { 37, 32, 32, 5 }, { 48, 32, 48, 2 }, { 61, 64, 16, 3 }, { 37, 32, 32, 64 } };
+
+/* A check of one convolution case (its outputs computed into c->yref / c->ykern as it needs). */
+typedef void (*case_check)(conv_case *c, const nn_geom *g, int rings, int N);
+
+/* Run check on a fresh random case of every shape (the random stream salted per check). */
+static void for_each_shape(case_check check, uint64_t salt)
 {
-    static const int shapes[][3] = { { 37, 16, 32 }, { 37, 32, 32 }, { 48, 32, 48 }, { 61, 64, 16 } };
-    uint64_t rng = seed0 ^ 0xbf16;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    uint64_t rng = seed0 ^ salt;
+    for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; s++) {
+        int rings = SHAPES[s][0], N = SHAPES[s][3];
         nn_geom g;
-        nn_geom_init(&g, shapes[s][0] == 37 ? ZZ_B37 : shapes[s][0] == 48 ? ZZ_B48 : ZZ_B61);
+        nn_geom_init(&g, rings == 37 ? ZZ_B37 : rings == 48 ? ZZ_B48 : ZZ_B61);
         conv_case c;
-        make_case(&c, &g, 3, shapes[s][1], shapes[s][2], &rng);
-        float_conv(&c, &g);
-        nn_bf16_conv_ref(c.yref, c.xb, c.wp, c.b, c.res, &g, c.rows, c.ci, c.co, true);
-        double r = worst_ratio(&c, c.yref, c.y32, 0x1p-8 + 0x1p-17 + 0x1p-20);
-        TH_CHECK(r <= 1, "rings %d ci %d co %d: twin vs float %.3g of the bound (seed %llu)", shapes[s][0], c.ci, c.co, r,
-                 (unsigned long long)seed0);
-        double seen = worst_ratio(&c, c.yref, c.y32, 0x1p-8);
-        ck_assert_msg(seen > 1e-3, "the twin equals float: bf16 rounding not exercised");
+        make_case(&c, &g, N, SHAPES[s][1], SHAPES[s][2], &rng);
+        check(&c, &g, rings, N);
         free_case(&c);
     }
+}
+
+static void bf16_twin_vs_float(conv_case *c, const nn_geom *g, int rings, int N)
+{
+    float_conv(c, g);
+    nn_bf16_conv_ref(c->yref, c->xb, c->wp, c->b, c->res, g, c->rows, c->ci, c->co, true);
+    double r = worst_ratio(c, c->yref, c->y32, 0x1p-8 + 0x1p-17 + 0x1p-20);
+    TH_CHECK(r <= 1, "rings %d ci %d co %d N %d: twin vs float %.3g of the bound (seed %llu)", rings, c->ci, c->co, N, r,
+             (unsigned long long)seed0);
+    ck_assert_msg(worst_ratio(c, c->yref, c->y32, 0x1p-8) > 1e-3, "the twin equals float: bf16 rounding not exercised");
+}
+
+static void bf16_kernel_vs_twin(conv_case *c, const nn_geom *g, int rings, int N)
+{
+    nn_bf16_conv_ref(c->yref, c->xb, c->wp, c->b, c->res, g, c->rows, c->ci, c->co, true);
+    ck_assert(nn_bf16_conv(c->ykern, c->xb, c->wp, c->b, c->res, g, c->rows, c->ci, c->co, true));
+    double r = worst_ratio(c, c->ykern, c->yref, 0x1p-20);
+    TH_CHECK(r <= 1, "rings %d ci %d co %d N %d: kernel vs twin %.3g of float rounding (seed %llu)", rings, c->ci, c->co, N,
+             r, (unsigned long long)seed0);
+}
+
+START_TEST(twin_within_bf16_bound_of_float)
+{
+    for_each_shape(bf16_twin_vs_float, 0xbf16);
 }
 END_TEST
 
@@ -170,20 +195,7 @@ START_TEST(kernel_matches_twin)
         th_skip("test_nn_lowp", "the AVX512_BF16 kernel not run: this CPU lacks AVX512_BF16 (only its portable twin was checked)");
         return;
     }
-    static const int shapes[][4] = { { 37, 16, 32, 1 }, { 37, 32, 32, 5 }, { 48, 32, 48, 2 }, { 61, 64, 16, 3 }, { 37, 32, 32, 64 } };
-    uint64_t rng = seed0 ^ 0x5eed;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        nn_geom g;
-        nn_geom_init(&g, shapes[s][0] == 37 ? ZZ_B37 : shapes[s][0] == 48 ? ZZ_B48 : ZZ_B61);
-        conv_case c;
-        make_case(&c, &g, shapes[s][3], shapes[s][1], shapes[s][2], &rng);
-        nn_bf16_conv_ref(c.yref, c.xb, c.wp, c.b, c.res, &g, c.rows, c.ci, c.co, true);
-        ck_assert(nn_bf16_conv(c.ykern, c.xb, c.wp, c.b, c.res, &g, c.rows, c.ci, c.co, true));
-        double r = worst_ratio(&c, c.ykern, c.yref, 0x1p-20);
-        TH_CHECK(r <= 1, "rings %d ci %d co %d N %d: kernel vs twin %.3g of float rounding (seed %llu)", shapes[s][0], c.ci,
-                 c.co, shapes[s][3], r, (unsigned long long)seed0);
-        free_case(&c);
-    }
+    for_each_shape(bf16_kernel_vs_twin, 0x5eed);
     ck_assert(!nn_bf16_conv(NULL, NULL, NULL, NULL, NULL, NULL, 37, 3, 32, true));    /* odd Ci declined */
 }
 END_TEST
@@ -369,28 +381,33 @@ START_TEST(int8_quantisation)
 }
 END_TEST
 
+static void int8_twin_vs_float(conv_case *c, const nn_geom *g, int rings, int N)
+{
+    float_conv(c, g);
+    nn_int8_conv_ref(c->yref, c->xq, c->sx, c->wq, c->sw, c->b, c->res, g, c->rows, c->ci, c->co, true);
+    double worst = 0, seen = 0;
+    for (size_t i = 0; i < (size_t)c->rows * c->co; i++) {
+        double d = fabs((double)c->yref[i] - c->y32[i]);
+        worst = fmax(worst, d / (c->qbound[i] + 0x1p-20 * c->bound[i] + 1e-6));
+        seen = fmax(seen, d);
+    }
+    TH_CHECK(worst <= 1, "rings %d ci %d co %d N %d: int8 twin vs float %.3g of the bound (seed %llu)", rings, c->ci, c->co,
+             N, worst, (unsigned long long)seed0);
+    ck_assert_msg(seen > 1e-4, "the int8 twin equals float: quantisation not exercised");
+}
+
+static void int8_kernel_vs_twin(conv_case *c, const nn_geom *g, int rings, int N)
+{
+    nn_int8_conv_ref(c->yref, c->xq, c->sx, c->wq, c->sw, c->b, c->res, g, c->rows, c->ci, c->co, true);
+    ck_assert(nn_int8_conv(c->ykern, c->xq, c->sx, c->wq, c->sw, c->b, c->res, g, c->rows, c->ci, c->co, true));
+    TH_CHECK(!memcmp(c->ykern, c->yref, (size_t)c->rows * c->co * sizeof(float)),
+             "rings %d ci %d co %d N %d: int8 kernel differs from its twin (seed %llu)", rings, c->ci, c->co, N,
+             (unsigned long long)seed0);
+}
+
 START_TEST(int8_twin_within_bound_of_float)
 {
-    static const int shapes[][3] = { { 37, 16, 32 }, { 37, 32, 32 }, { 48, 32, 48 }, { 61, 64, 16 } };
-    uint64_t rng = seed0 ^ 0x1a8;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        nn_geom g;
-        nn_geom_init(&g, shapes[s][0] == 37 ? ZZ_B37 : shapes[s][0] == 48 ? ZZ_B48 : ZZ_B61);
-        conv_case c;
-        make_case(&c, &g, 3, shapes[s][1], shapes[s][2], &rng);
-        float_conv(&c, &g);
-        nn_int8_conv_ref(c.yref, c.xq, c.sx, c.wq, c.sw, c.b, c.res, &g, c.rows, c.ci, c.co, true);
-        double worst = 0, seen = 0;
-        for (size_t i = 0; i < (size_t)c.rows * c.co; i++) {
-            double d = fabs((double)c.yref[i] - c.y32[i]);
-            worst = fmax(worst, d / (c.qbound[i] + 0x1p-20 * c.bound[i] + 1e-6));
-            seen = fmax(seen, d);
-        }
-        TH_CHECK(worst <= 1, "rings %d ci %d co %d: int8 twin vs float %.3g of the bound (seed %llu)", shapes[s][0], c.ci,
-                 c.co, worst, (unsigned long long)seed0);
-        ck_assert_msg(seen > 1e-4, "the int8 twin equals float: quantisation not exercised");
-        free_case(&c);
-    }
+    for_each_shape(int8_twin_vs_float, 0x1a8);
 }
 END_TEST
 
@@ -400,20 +417,7 @@ START_TEST(int8_kernel_equals_twin)
         th_skip("test_nn_lowp", "the AVX512_VNNI kernel not run: this CPU lacks AVX512_VNNI (only its portable twin was checked)");
         return;
     }
-    static const int shapes[][4] = { { 37, 16, 32, 1 }, { 37, 32, 32, 5 }, { 48, 32, 48, 2 }, { 61, 64, 16, 3 }, { 37, 32, 32, 64 } };
-    uint64_t rng = seed0 ^ 0x5eed8;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        nn_geom g;
-        nn_geom_init(&g, shapes[s][0] == 37 ? ZZ_B37 : shapes[s][0] == 48 ? ZZ_B48 : ZZ_B61);
-        conv_case c;
-        make_case(&c, &g, shapes[s][3], shapes[s][1], shapes[s][2], &rng);
-        nn_int8_conv_ref(c.yref, c.xq, c.sx, c.wq, c.sw, c.b, c.res, &g, c.rows, c.ci, c.co, true);
-        ck_assert(nn_int8_conv(c.ykern, c.xq, c.sx, c.wq, c.sw, c.b, c.res, &g, c.rows, c.ci, c.co, true));
-        TH_CHECK(!memcmp(c.ykern, c.yref, (size_t)c.rows * c.co * sizeof(float)),
-                 "rings %d ci %d co %d N %d: int8 kernel differs from its twin (seed %llu)", shapes[s][0], c.ci, c.co,
-                 shapes[s][3], (unsigned long long)seed0);
-        free_case(&c);
-    }
+    for_each_shape(int8_kernel_vs_twin, 0x5eed8);
     ck_assert(!nn_int8_conv(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 37, 6, 32, true));  /* Ci % 4 declined */
 }
 END_TEST
