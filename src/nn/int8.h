@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether this CPU runs the int8 kernel (AVX512F, AVX512BW and AVX512_VNNI). */
+/* Whether this CPU runs the int8 kernel (AVX512F, AVX512BW, AVX512VL and AVX512_VNNI). */
 bool nn_int8_available(void);
 /* For tests and benches: off = true makes nn_int8_available false (and nn_int8_conv decline). */
 void nn_int8_disable(bool off);

@@ -24,7 +24,7 @@ bool nn_int8_available(void)
 #if NN_INT8_X86
     __builtin_cpu_init();
     return !disabled && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vnni");
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 #else
     return false;
 #endif
@@ -69,7 +69,7 @@ static bool quantize_sample(uint8_t *q, float *sx, const float *xs, size_t per)
 
 #if NN_INT8_X86
 #pragma GCC push_options
-#pragma GCC target("avx512f")
+#pragma GCC target("avx512f,avx512bw,avx512vl")
 static bool quantize_sample_avx512(uint8_t *q, float *sx, const float *xs, size_t per)
 {
     __m512 big = _mm512_setzero_ps(), zero = _mm512_setzero_ps(), top = _mm512_set1_ps(3.0e38f);
