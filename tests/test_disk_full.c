@@ -305,11 +305,18 @@ START_TEST(train_file_too_large) {
     ck_assert_msg(exit_status(&r) != 0, "train exited 0 under a 64 KiB file-size limit");
     assert_message(&r, "train", "gen-0000.ckpt", "File too large");
     ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), -1);
-    /* 200 KiB: the checkpoints fit, the first replay chunk (about 370 KB) does not */
+    /* 200 KiB: the checkpoints fit, a replay chunk of about 370 KB does not.  A chunk holds what
+     * self-play made in 2 s: on a slow machine (or under a sanitizer) every chunk may stay under
+     * the limit, the run then ends normally, and this case is said not to have arisen */
     train(run, "50", 200 << 10, &r);
-    ck_assert_msg(exit_status(&r) != 0, "train exited 0 with a replay chunk over a 200 KiB file-size limit");
-    assert_message(&r, "train", "chunk-", "File too large");
-    ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), 0);
+    if (exit_status(&r) == 0) {
+        th_skip("test_disk_full", "no replay chunk reached 200 KiB on this machine (self-play too slow): a chunk's write "
+                "failure was not exercised (the checkpoint and latest.ckpt cases were)");
+        ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), 50);
+    } else {
+        assert_message(&r, "train", "chunk-", "File too large");
+        ck_assert_int_eq(run_loads(run, &nckpt, &nsamples), 0);
+    }
     ck_assert_msg(nckpt >= 2, "%d checkpoints kept", nckpt);
     /* no limit: it resumes and reaches 50 steps */
     train(run, "50", 0, &r);
