@@ -51,10 +51,12 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+/* FR_ASAN: a sanitizer that reserves shadow memory (ASan, TSan) is in the build, so the child gets
+ * no address-space limit (the reservation alone would exceed it). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define FR_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define FR_ASAN 1
 #endif
 #endif
