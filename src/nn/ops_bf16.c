@@ -5,6 +5,7 @@
  * the kernel is absent and nn_bf16_conv declines). */
 #include "nn/bf16.h"
 #include "nn/ops.h"
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -35,11 +36,18 @@ float nn_bf16_to_f32(uint16_t h)
     return f;
 }
 
+/* The CPU's answer, asked once (every convolution asks: a hot path); -1 until then. */
+static _Atomic int cpu_has = -1;
+
 bool nn_bf16_available(void)
 {
 #if NN_BF16_X86
-    __builtin_cpu_init();
-    return !disabled && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+    int has = cpu_has;
+    if (has < 0) {
+        __builtin_cpu_init();
+        cpu_has = has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+    }
+    return !disabled && has;
 #else
     return false;
 #endif

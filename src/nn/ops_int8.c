@@ -6,6 +6,7 @@
 #include "nn/int8.h"
 #include "nn/ops.h"
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -19,12 +20,19 @@ enum { QMR = 12, QNR = 2, QVW = 16 };           /* tile rows, vectors per tile, 
 static const uint8_t zero_row[NN_INT8_MAX_CI];  /* input row for taps that fall off the board */
 static bool disabled;
 
+/* The CPU's answer, asked once (every convolution asks: a hot path); -1 until then. */
+static _Atomic int cpu_has = -1;
+
 bool nn_int8_available(void)
 {
 #if NN_INT8_X86
-    __builtin_cpu_init();
-    return !disabled && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+    int has = cpu_has;
+    if (has < 0) {
+        __builtin_cpu_init();
+        cpu_has = has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                     __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+    }
+    return !disabled && has;
 #else
     return false;
 #endif
