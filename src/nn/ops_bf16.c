@@ -36,12 +36,10 @@ float nn_bf16_to_f32(uint16_t h)
     return f;
 }
 
-/* The CPU's answer, asked once (every convolution asks: a hot path); -1 until then. */
-static _Atomic int cpu_has = -1;
-
 bool nn_bf16_available(void)
 {
 #if NN_BF16_X86
+    static _Atomic int cpu_has = -1;        /* the CPU's answer, asked once (every convolution asks) */
     int has = cpu_has;
     if (has < 0) {
         __builtin_cpu_init();

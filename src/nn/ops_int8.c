@@ -20,12 +20,10 @@ enum { QMR = 12, QNR = 2, QVW = 16 };           /* tile rows, vectors per tile, 
 static const uint8_t zero_row[NN_INT8_MAX_CI];  /* input row for taps that fall off the board */
 static bool disabled;
 
-/* The CPU's answer, asked once (every convolution asks: a hot path); -1 until then. */
-static _Atomic int cpu_has = -1;
-
 bool nn_int8_available(void)
 {
 #if NN_INT8_X86
+    static _Atomic int cpu_has = -1;        /* the CPU's answer, asked once (every convolution asks) */
     int has = cpu_has;
     if (has < 0) {
         __builtin_cpu_init();
