@@ -1,12 +1,15 @@
 /* test_mcts_puct.c — PUCT with test-double evaluators: root visits = simulations, one expansion
  * per node (evaluations = expanded nodes), the value sign through a chain of jumps, priors
  * ordering, a won capture found, Dirichlet noise, temperature, playout-cap randomisation, tree
- * reuse, batching limits, evaluator failures, and the parallel (batcher) mode. */
+ * reuse, batching limits, evaluator failures, the parallel modes (an evaluator per thread, and
+ * workers sharing one through the batcher). */
 #include "helpers.h"
 #include "mcts/agent.h"
+#include "mcts/clock.h"
 #include "mcts/puct.h"
 #include "mcts/gumbel.h"
 #include "nn/checkpoint.h"
+#include "nn/infer.h"
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -510,6 +513,34 @@ START_TEST(puct_builtin_evaluators) {
 }
 END_TEST
 
+/* A copy of the network evaluator answers exactly as the original, in every precision this CPU
+ * has (the copy keeps the original's), for the start and a later position. */
+static void assert_copy_answers_alike(mcts_evaluator *ev) {
+    static const char *precisions[] = { "f32", "bf16", "int8" };
+    char err[256];
+    for (int k = 0; k < 3; k++) {
+        if (mcts_eval_nn_set_precision(ev, precisions[k], err, sizeof err) != 0) continue;   /* CPU lacks it */
+        mcts_evaluator *copy = mcts_evaluator_clone(ev, err, sizeof err);
+        ck_assert_msg(copy != NULL, "%s", err);
+        ck_assert_str_eq(copy->name, ev->name);
+        zz_pos p[2];
+        zz_pos_init(&p[0], ZZ_B37);
+        th_build(&p[1], ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
+        for (int i = 0; i < 2; i++) {
+            zz_move mv[ZZ_MAX_MOVES];
+            float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
+            int n = zz_gen_moves(&p[i], mv);
+            mcts_eval_item a = { &p[i], mv, n, pa, 0 }, b = { &p[i], mv, n, pb, 0 };
+            ck_assert_int_eq(mcts_evaluate(ev, &a, 1, err, sizeof err), 0);
+            ck_assert_int_eq(mcts_evaluate(copy, &b, 1, err, sizeof err), 0);
+            ck_assert(a.value == b.value);
+            ck_assert(memcmp(pa, pb, (size_t)n * sizeof *pa) == 0);
+        }
+        mcts_evaluator_free(copy);
+    }
+    mcts_eval_nn_set_precision(ev, nn_precision_name(nn_precision_default()), err, sizeof err);
+}
+
 START_TEST(puct_network_evaluator) {
 #if defined(__SANITIZE_THREAD__) && defined(_OPENMP)
     omp_set_num_threads(1);   /* libgomp is not instrumented: its barriers look like races to TSan */
@@ -532,6 +563,7 @@ START_TEST(puct_network_evaluator) {
     nn_model_free(m);
     mcts_evaluator *ev = mcts_eval_by_name(path, 1, err, sizeof err);
     ck_assert_msg(ev != NULL, "%s", err);
+    assert_copy_answers_alike(ev);
     mcts_puct_config c;
     mcts_puct_config_default(&c);
     mcts_puct *s = make(&c, ev);
@@ -546,6 +578,14 @@ START_TEST(puct_network_evaluator) {
     ck_assert(fabs(sum - 1) < 1e-3);
     ck_assert(r->value >= -1 && r->value <= 1);
     assert_tree_ok(t);
+    mcts_puct_free(s);
+    c.threads = 2;                                    /* two threads, an evaluator each */
+    s = make(&c, ev);
+    mcts_puct_set_root(s, &p);
+    mcts_search_stats st;
+    search_ok(s, 200 / SCALE, true, &st);
+    ck_assert_uint_eq(root_n(s), 200 / SCALE);
+    assert_tree_ok(mcts_puct_tree(s));
     zz_pos other;
     zz_pos_init(&other, ZZ_B61);                      /* the wrong board is a clear error */
     mcts_puct_set_root(s, &other);
@@ -563,6 +603,140 @@ START_TEST(puct_network_evaluator) {
     ck_assert(zz_is_legal(&p, mv));
     mcts_agent_free(a);
     unlink(path);
+}
+END_TEST
+
+/* ---- per-thread evaluators: a double that can be copied ----------------------------------------
+ * Every copy is checked never to be entered by two threads at once; once armed, at its first call
+ * each waits (up to 5 s) until every copy has been called, which only happens when the threads
+ * really evaluate side by side. */
+enum { CD_MAX = 8 };
+typedef struct {
+    int want;                        /* copies (with the original) expected to take part */
+    int armed;                       /* first calls wait (set after the root's evaluation: alone) */
+    _Atomic int made, live, entered; /* copies made, copies not yet freed, first calls so far */
+    _Atomic int overlap, alone;      /* a copy entered twice at once; a first call that waited in vain */
+    _Atomic long positions;          /* over every copy */
+    int fail_clone;                  /* clone() fails */
+    long fail_at;                    /* every copy fails from this call of its own on (0 = never) */
+} cd_family;
+typedef struct { dbl d; cd_family *f; _Atomic int busy; bool first_done; } cd_ctx;
+
+static int cd_eval(mcts_evaluator *self, mcts_eval_item *it, int n, char *err, size_t errlen) {
+    cd_ctx *c = self->ctx;
+    if (atomic_exchange(&c->busy, 1)) atomic_fetch_add(&c->f->overlap, 1);
+    if (c->f->armed && !c->first_done) {
+        c->first_done = true;
+        atomic_fetch_add(&c->f->entered, 1);
+        double t0 = mcts_now_s();
+        while (atomic_load(&c->f->entered) < c->f->want && mcts_now_s() - t0 < 5) sched_yield();
+        if (atomic_load(&c->f->entered) < c->f->want) atomic_fetch_add(&c->f->alone, 1);
+    }
+    c->d.fail_at = c->f->fail_at;
+    mcts_evaluator inner = { .evaluate = dbl_eval, .ctx = &c->d };
+    int rc = dbl_eval(&inner, it, n, err, errlen);
+    if (rc == 0) atomic_fetch_add(&c->f->positions, n);
+    atomic_store(&c->busy, 0);
+    return rc;
+}
+
+static void cd_destroy(mcts_evaluator *self) {
+    cd_ctx *c = self->ctx;
+    atomic_fetch_sub(&c->f->live, 1);
+    free(c);
+    free(self);
+}
+
+static mcts_evaluator *cd_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    cd_ctx *c = self->ctx;
+    if (c->f->fail_clone) { snprintf(err, errlen, "cannot copy on purpose"); return NULL; }
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    cd_ctx *k = calloc(1, sizeof *k);
+    ck_assert(e && k);
+    make_dbl(&k->d, V_ROLLOUT);
+    k->d.rng = 777 + (uint64_t)atomic_load(&c->f->made);
+    k->f = c->f;
+    atomic_fetch_add(&c->f->made, 1);
+    atomic_fetch_add(&c->f->live, 1);
+    *e = (mcts_evaluator){ .name = "double copy", .evaluate = cd_eval, .destroy = cd_destroy, .clone = cd_clone, .ctx = k };
+    return e;
+}
+
+static mcts_evaluator make_cd(cd_ctx *c, cd_family *f, int want) {
+    memset(f, 0, sizeof *f);
+    memset(c, 0, sizeof *c);
+    f->want = want;
+    make_dbl(&c->d, V_ROLLOUT);
+    c->f = f;
+    return (mcts_evaluator){ .name = "double", .evaluate = cd_eval, .clone = cd_clone, .ctx = c };
+}
+
+START_TEST(puct_per_thread_evaluators) {
+    for (int threads = 2; threads <= 3; threads++) {
+        cd_family f;
+        cd_ctx c0;
+        mcts_evaluator ev = make_cd(&c0, &f, threads);
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = threads;
+        c.batch = 4;
+        mcts_puct *s = make(&c, &ev);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B48);
+        mcts_puct_set_root(s, &p);
+        mcts_search_stats st;
+        search_ok(s, 1, true, &st);                                   /* the root, evaluated alone */
+        f.armed = 1;
+        int sims = 1200 / SCALE;
+        search_ok(s, (uint64_t)sims - 1, true, &st);
+        const mcts_tree *t = mcts_puct_tree(s);
+        ck_assert_int_eq(atomic_load(&f.made), threads - 1);          /* a copy per extra thread */
+        ck_assert_int_eq(atomic_load(&f.overlap), 0);                 /* each copy used by one thread */
+        ck_assert_int_eq(atomic_load(&f.alone), 0);                   /* and side by side */
+        ck_assert_uint_eq(st.iterations, (uint64_t)sims - 1);
+        ck_assert_uint_eq(root_n(s), (uint32_t)sims);
+        assert_tree_ok(t);
+        ck_assert_int_eq(atomic_load(&f.positions), count_expanded(t, mcts_tree_root(t)));
+        ck_assert_uint_eq(st.evals + 1, (uint64_t)atomic_load(&f.positions));
+        search_ok(s, 300 / SCALE, false, &st);                        /* the copies are kept */
+        ck_assert_int_eq(atomic_load(&f.made), threads - 1);
+        ck_assert_uint_eq(root_n(s), (uint32_t)(sims + 300 / SCALE));
+        ck_assert_int_eq(atomic_load(&f.positions), count_expanded(t, mcts_tree_root(t)));
+        f.fail_at = 3;                                                /* a failing copy stops the search */
+        char err[256] = "";
+        ck_assert_int_eq(mcts_puct_search(s, 5000, 0, false, NULL, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "failed on purpose") != NULL, "%s", err);
+        assert_tree_ok(t);                                            /* reset: nothing PENDING */
+        f.fail_at = 0;
+        search_ok(s, 100, false, NULL);
+        ck_assert_uint_eq(root_n(s), 100);
+        mcts_puct_free(s);
+        ck_assert_int_eq(atomic_load(&f.live), 0);                    /* every copy freed */
+    }
+}
+END_TEST
+
+START_TEST(puct_shared_evaluator_when_not_copied) {
+    for (int mode = 0; mode < 2; mode++) {          /* 0: thread_evaluators off; 1: clone fails */
+        cd_family f;
+        cd_ctx c0;
+        mcts_evaluator ev = make_cd(&c0, &f, 1);
+        f.fail_clone = mode == 1;
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.threads = 2;
+        c.thread_evaluators = mode == 1;
+        mcts_puct *s = make(&c, &ev);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B37);
+        mcts_puct_set_root(s, &p);
+        for (int k = 0; k < 2; k++) search_ok(s, 400 / SCALE, true, NULL);   /* the batcher serves */
+        ck_assert_int_eq(atomic_load(&f.made), 0);
+        ck_assert_int_eq(atomic_load(&f.overlap), 0);
+        ck_assert_uint_eq(root_n(s), 2 * (400 / SCALE));
+        assert_tree_ok(mcts_puct_tree(s));
+        mcts_puct_free(s);
+    }
 }
 END_TEST
 
@@ -822,6 +996,8 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_evaluator_failure);
     tcase_add_test(t, puct_builtin_evaluators);
     tcase_add_test(t, puct_network_evaluator);
+    tcase_add_test(t, puct_per_thread_evaluators);
+    tcase_add_test(t, puct_shared_evaluator_when_not_copied);
     tcase_add_test(t, puct_scheduler_stepping);
     tcase_add_test(t, gumbel_completed_q_and_policy);
     tcase_add_test(t, gumbel_sequential_halving);

@@ -1,6 +1,8 @@
 /* bench_mcts.c — search speed: UCT iterations/s on the 37-ring opening (1 and 2 threads), PUCT
  * simulations/s with the uniform evaluator and with the shipped 37-ring network (its convolutions
- * in float, in bf16 and in int8, src/nn/bf16.h and int8.h, on one thread each), and the lock-free queue's throughput.
+ * in float, in bf16 and in int8, src/nn/bf16.h and int8.h, on one thread each; and in the
+ * players' precision on 2 threads, with an evaluator each and with one shared through the
+ * batcher, puct.h), and the lock-free queue's throughput.
  *
  *   bench_mcts [--iters N] [--sims N] [--quick]
  *
@@ -10,7 +12,9 @@
 #include "cli.h"
 #include "mcts/agent.h"
 #include "nn/bf16.h"
+#include "nn/infer.h"
 #include "nn/int8.h"
+#include "nn/omp_env.h"
 #include "mcts/puct.h"
 #include "mcts/queue.h"
 #include "mcts/uct.h"
@@ -21,9 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 static double now_s(void) {
     struct timespec t;
@@ -79,7 +80,10 @@ static mcts_evaluator *bench_evaluator(const char *prec) {
     return ev;
 }
 
-static double bench_puct(int threads, int batch, uint64_t sims, int reps, const char *prec) {
+/* Best simulations/s over reps searches of sims from the 37-ring opening (fresh tree and
+ * evaluator each: a per-thread search's copies are made inside the timed search).
+ * own_evaluators: threads > 1 each evaluate with their own copy, else through the batcher. */
+static double bench_puct(int threads, int batch, uint64_t sims, int reps, const char *prec, bool own_evaluators) {
     double best = 0;
     char err[256];
     for (int r = 0; r < reps; r++) {
@@ -87,6 +91,7 @@ static double bench_puct(int threads, int batch, uint64_t sims, int reps, const 
         mcts_puct_config c;
         mcts_puct_config_default(&c);
         c.threads = threads;
+        c.thread_evaluators = own_evaluators;
         c.batch = batch;
         c.seed = 1 + (uint64_t)r;
         mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
@@ -156,6 +161,7 @@ static double bench_queue_single(long n) {      /* push + pop on one thread: the
 }
 
 int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);   /* the network rows: one core per search thread (omp_env.h) */
     uint64_t iters = 100000, sims = 5000;
     int reps = 3;
     long v;
@@ -164,7 +170,8 @@ int main(int argc, char **argv) {
         if (cli_is_help(a)) {
             printf("usage: bench_mcts [--iters N] [--sims N] [--quick] [--gpu]\n"
                    "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
-                   "evaluator; the shipped 37-ring network in f32, bf16 and int8, at most 2000 simulations),\n"
+                   "evaluator; the shipped 37-ring network in f32, bf16 and int8, at most 2000 simulations,\n"
+                   "and on 2 threads with an evaluator each or one shared),\n"
                    "the lock-free queue's throughput; best of 3 runs.\n"
                    "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
                    "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
@@ -186,16 +193,16 @@ int main(int argc, char **argv) {
     printf("command: bench_mcts --iters %llu --sims %llu%s\n", (unsigned long long)iters, (unsigned long long)sims,
            reps == 1 ? " (--quick)" : "");
     double c1, c2, u1 = bench_uct(1, iters, reps, &c1), u2 = bench_uct(2, iters, reps, &c2);
-    double p1 = bench_puct(1, 8, sims, reps, NULL), p2 = bench_puct(2, 8, sims, reps, NULL);
-#ifdef _OPENMP
-    omp_set_num_threads(1);                 /* the network rows: one core each */
-#endif
+    double p1 = bench_puct(1, 8, sims, reps, NULL, true), p2 = bench_puct(2, 8, sims, reps, NULL, true);
     uint64_t nsims = sims < 2000 ? sims : 2000;
-    double n32 = bench_puct(1, 8, nsims, reps, "f32");
+    double n32 = bench_puct(1, 8, nsims, reps, "f32", true);
     bool have_bf16 = nn_bf16_available();
-    double n16 = have_bf16 ? bench_puct(1, 8, nsims, reps, "bf16") : 0;
+    double n16 = have_bf16 ? bench_puct(1, 8, nsims, reps, "bf16", true) : 0;
     bool have_int8 = nn_int8_available();
-    double n8 = have_int8 ? bench_puct(1, 8, nsims, reps, "int8") : 0;
+    double n8 = have_int8 ? bench_puct(1, 8, nsims, reps, "int8", true) : 0;
+    const char *play = nn_precision_name(nn_precision_default());     /* what players use */
+    double np1 = bench_puct(1, 8, nsims, reps, play, true), np2 = bench_puct(2, 8, nsims, reps, play, true);
+    double np2b = bench_puct(2, 8, nsims, reps, play, false);
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -208,6 +215,13 @@ int main(int argc, char **argv) {
     else printf("%-52s %14s   (this CPU lacks AVX512_BF16)\n", "PUCT simulations, 37-ring network bf16, 1 thread", "not run");
     if (have_int8) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network int8, 1 thread", n8, n8 / n32);
     else printf("%-52s %14s   (this CPU lacks AVX512_VNNI)\n", "PUCT simulations, 37-ring network int8, 1 thread", "not run");
+    char row[96];
+    snprintf(row, sizeof row, "PUCT simulations, network %s, 1 thread", play);
+    printf("%-52s %14.0f\n", row, np1);
+    snprintf(row, sizeof row, "PUCT simulations, network %s, 2 threads, own evaluators", play);
+    printf("%-52s %14.0f   (x%.2f of 1 thread)\n", row, np2, np2 / np1);
+    snprintf(row, sizeof row, "PUCT simulations, network %s, 2 workers + batcher", play);
+    printf("%-52s %14.0f   (x%.2f of 1 thread)\n", row, np2b, np2b / np1);
     printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
     printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
     printf("%-52s %14.0f\n", "queue items, 2 producers -> 1 consumer", q2);

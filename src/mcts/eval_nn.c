@@ -13,6 +13,7 @@
 enum { NN_EVAL_MAX_BATCH = 256 };
 
 typedef struct {
+    nn_model *model;             /* the checkpoint's weights, kept for clone() */
     nn_infer *inf;
     zz_pos *pos;                 /* [NN_EVAL_MAX_BATCH] positions, contiguous for nn_infer */
     float *logits;               /* [NN_EVAL_MAX_BATCH][P][NN_HEADS] */
@@ -59,6 +60,7 @@ static void nn_destroy(mcts_evaluator *self) {
     nn_ctx *c = self->ctx;
     if (c) {
         nn_infer_free(c->inf);
+        nn_model_free(c->model);
         free(c->pos);
         free(c->logits);
         free(c->values);
@@ -67,36 +69,64 @@ static void nn_destroy(mcts_evaluator *self) {
     free(self);
 }
 
+static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen);
+
+/* An evaluator over model m (taken: freed with it, or here on failure), its convolutions in
+ * precision p (which this CPU has).  NULL with a message. */
+static mcts_evaluator *nn_evaluator(nn_model *m, long step, nn_precision p, char *err, size_t errlen) {
+    char why[256] = "out of memory";
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    nn_ctx *c = calloc(1, sizeof *c);
+    if (!e || !c) {
+        nn_model_free(m);
+        free(c);
+        free(e);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    c->model = m;
+    c->step = step;
+    e->ctx = c;
+    e->destroy = nn_destroy;
+    if ((c->inf = nn_infer_create(m, why, sizeof why)) && nn_infer_set_precision(c->inf, p, why, sizeof why) == 0) {
+        const nn_geom *g = nn_infer_geom(c->inf);
+        c->pos = malloc(NN_EVAL_MAX_BATCH * sizeof *c->pos);
+        c->logits = malloc((size_t)NN_EVAL_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
+        c->values = malloc(NN_EVAL_MAX_BATCH * sizeof *c->values);
+        if (!c->pos || !c->logits || !c->values) snprintf(why, sizeof why, "out of memory");
+    }
+    if (!c->inf || !c->pos || !c->logits || !c->values) {
+        snprintf(err, errlen, "%s", why);
+        nn_destroy(e);
+        return NULL;
+    }
+    name_nn(c);
+    e->name = c->name;
+    e->max_batch = NN_EVAL_MAX_BATCH;
+    e->evaluate = nn_eval;
+    e->clone = nn_clone;
+    return e;
+}
+
+/* The same weights and precision, fresh scratch (evaluator.h). */
+static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    nn_ctx *c = self->ctx;
+    char why[256];
+    nn_model *m = nn_model_create(&c->model->cfg, NN_F32, 0, why, sizeof why);
+    if (!m || nn_model_copy(m, c->model, why, sizeof why) != 0) {
+        nn_model_free(m);
+        snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
+    return nn_evaluator(m, c->step, nn_infer_precision(c->inf), err, errlen);
+}
+
 mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
     char why[256];
     long step = 0;
     nn_model *m = nn_checkpoint_load(path, NN_F32, &step, why, sizeof why);
     if (!m) { snprintf(err, errlen, "%s", why); return NULL; }
-    mcts_evaluator *e = calloc(1, sizeof *e);
-    nn_ctx *c = calloc(1, sizeof *c);
-    if (e && c && (c->inf = nn_infer_create(m, why, sizeof why)))
-        nn_infer_set_precision(c->inf, nn_precision_default(), NULL, 0);     /* available by construction */
-    nn_model_free(m);
-    if (!e || !c || !c->inf) {
-        snprintf(err, errlen, "%s", c && !c->inf ? why : "out of memory");
-        if (c) nn_infer_free(c->inf);
-        free(c);
-        free(e);
-        return NULL;
-    }
-    const nn_geom *g = nn_infer_geom(c->inf);
-    c->pos = malloc(NN_EVAL_MAX_BATCH * sizeof *c->pos);
-    c->logits = malloc((size_t)NN_EVAL_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
-    c->values = malloc(NN_EVAL_MAX_BATCH * sizeof *c->values);
-    e->ctx = c;
-    e->destroy = nn_destroy;
-    if (!c->pos || !c->logits || !c->values) { nn_destroy(e); snprintf(err, errlen, "out of memory"); return NULL; }
-    c->step = step;
-    name_nn(c);
-    e->name = c->name;
-    e->max_batch = NN_EVAL_MAX_BATCH;
-    e->evaluate = nn_eval;
-    return e;
+    return nn_evaluator(m, step, nn_precision_default(), err, errlen);    /* available by construction */
 }
 
 int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen) {

@@ -19,6 +19,14 @@ void mcts_evaluator_free(mcts_evaluator *e) {
     if (e && e->destroy) e->destroy(e);
 }
 
+mcts_evaluator *mcts_evaluator_clone(mcts_evaluator *e, char *err, size_t errlen) {
+    if (!e->clone) {
+        snprintf(err, errlen, "the evaluator %s cannot be copied for another thread", e->name ? e->name : "?");
+        return NULL;
+    }
+    return e->clone(e, err, errlen);
+}
+
 static void fill_uniform(mcts_eval_item *it) {
     float p = 1.0f / (float)it->nmoves;
     for (int j = 0; j < it->nmoves; j++) it->priors[j] = p;

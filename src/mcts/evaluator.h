@@ -33,12 +33,19 @@ struct mcts_evaluator {
     int max_batch;            /* most items per evaluate() call; 0 = any */
     int (*evaluate)(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen);
     void (*destroy)(mcts_evaluator *self);   /* frees ctx and self; may be NULL (static object) */
+    /* Optional (NULL: cannot be copied): a new evaluator giving the same answers as self, with
+     * scratch of its own, so that another thread may call it while self is in use.  It shares
+     * nothing that either changes; free it with mcts_evaluator_free (before or after self).
+     * NULL with a message when out of memory.  PUCT gives each search thread one (puct.h). */
+    mcts_evaluator *(*clone)(mcts_evaluator *self, char *err, size_t errlen);
     void *ctx;
 };
 
 /* Evaluate n items (in chunks of max_batch).  Returns 0 or -1 with a message. */
 int mcts_evaluate(mcts_evaluator *e, mcts_eval_item *items, int n, char *err, size_t errlen);
 void mcts_evaluator_free(mcts_evaluator *e);
+/* e->clone(e), or NULL with a message when e cannot be copied. */
+mcts_evaluator *mcts_evaluator_clone(mcts_evaluator *e, char *err, size_t errlen);
 
 /* Uniform priors, value 0: the network-free baseline and the PUCT speed benchmark. */
 mcts_evaluator *mcts_eval_uniform_new(void);

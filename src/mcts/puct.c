@@ -33,7 +33,10 @@ struct mcts_puct {
     mcts_evaluator *ev;
     mcts_tree tree;
     uint64_t rng;
-    mcts_batcher batcher;           /* threads > 1 */
+    mcts_batcher batcher;           /* threads > 1, one shared evaluator */
+    mcts_evaluator **copies;        /* threads > 1, per-thread evaluators: copies[i] serves thread
+                                       i + 1 (thread 0 uses ev); made at the first search */
+    int ncopies;
     /* per search */
     uint64_t target;
     _Atomic uint64_t started;       /* tickets (simulations) handed out */
@@ -86,6 +89,7 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->root_win_check = 0;
     c->gumbel_m = 0;
     c->pass_forced = 1;
+    c->thread_evaluators = 1;
     c->gumbel_cvisit = 50;
     c->gumbel_cscale = 0.1;
 }
@@ -121,6 +125,8 @@ mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *
 
 void mcts_puct_free(mcts_puct *s) {
     if (!s) return;
+    for (int i = 0; i < s->ncopies; i++) mcts_evaluator_free(s->copies[i]);
+    free(s->copies);
     mcts_batcher_free(&s->batcher);
     mcts_tree_free(&s->tree);
     free(s);
@@ -593,13 +599,16 @@ static bool past_deadline(mcts_puct *s, uint64_t count) {
     return false;
 }
 
-/* Single-thread mode: gather up to `batch` leaves, evaluate them in one call, back them up. */
-static int search_inline(mcts_puct *s, puct_worker *w, char *err, size_t errlen, uint64_t *evals,
-                         uint64_t *batches) {
+/* Inline search: gather up to `batch` leaves, evaluate them with ev in one call, back them up.
+ * The single-thread mode, and each thread of the per-thread-evaluator mode: there a leaf of
+ * another thread may block every path for a moment (a collision with nothing gathered), so the
+ * thread waits and tries again until the search stops. */
+static int search_inline(mcts_puct *s, puct_worker *w, mcts_evaluator *ev, char *err, size_t errlen,
+                         uint64_t *evals, uint64_t *batches) {
     mcts_eval_item *items = malloc((size_t)w->nslots * sizeof *items);
     if (!items) { snprintf(err, errlen, "out of memory"); return -1; }
-    bool ticket = false;
-    int rc = 0;
+    bool ticket = false, shared = s->cfg.threads > 1;
+    int rc = 0, spins = 0;
     for (;;) {
         int n = 0;
         while (n < w->nslots) {
@@ -608,12 +617,22 @@ static int search_inline(mcts_puct *s, puct_worker *w, char *err, size_t errlen,
             if (d == D_SUBMIT) { n++; ticket = false; continue; }
             if (d == D_DONE) { w->done++; ticket = false; past_deadline(s, w->done); continue; }
             if (d == D_FULL) { w->full = 1; atomic_store(&s->stop, 1); ticket = false; break; }
-            w->collisions++;                 /* a leaf of this batch is on the path: flush */
+            w->collisions++;                 /* a leaf of this batch (or another thread's) is on the path: flush */
             break;
         }
-        if (n == 0) break;
+        if (n == 0) {
+            if (!shared || !ticket || atomic_load_explicit(&s->stop, memory_order_relaxed)) break;
+            mcts_backoff(&spins);            /* another thread's leaf is in the way */
+            continue;
+        }
+        spins = 0;
         for (int i = 0; i < n; i++) items[i] = w->slots[i].item;
-        if (mcts_evaluate(s->ev, items, n, err, errlen) != 0) { rc = -1; break; }
+        if (mcts_evaluate(ev, items, n, err, errlen) != 0) {
+            for (int i = 0; i < n; i++) mcts_puct_abandon(w, &w->slots[i]);   /* PENDING: the tree is reset after */
+            atomic_store(&s->stop, 1);
+            rc = -1;
+            break;
+        }
         (*evals) += (uint64_t)n;
         (*batches)++;
         for (int i = 0; i < n; i++) {
@@ -686,6 +705,126 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+/* What a search did, summed over its threads. */
+typedef struct { uint64_t evals, batches, done, collisions; int full; } search_counts;
+
+static void count_worker(search_counts *k, const puct_worker *w) {
+    k->done += w->done;
+    k->collisions += w->collisions;
+    k->full |= w->full;
+}
+
+/* Start fn(&arg[i]) on nt threads (arg is an array of elements of size `size`); returns how
+ * many started. */
+static int start_threads(pthread_t *th, int nt, void *(*fn)(void *), void *arg, size_t size) {
+    int started = 0;
+    for (int i = 0; i < nt; i++) {
+        if (pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size) != 0) break;
+        started++;
+    }
+    return started;
+}
+
+/* threads > 1 with one shared evaluator: nt workers submit leaves to the batcher, the caller
+ * evaluates whatever is queued.  0, or -1 with a message. */
+static int search_batched(mcts_puct *s, search_counts *k, char *err, size_t errlen) {
+    int nt = s->cfg.threads, rc = 0;
+    puct_worker *ws = calloc((size_t)nt, sizeof *ws);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    int ok = ws && th;
+    for (int i = 0; ok && i < nt; i++) ok = worker_init(&ws[i], s, s->cfg.inflight, s->rng + (uint64_t)i + 1) == 0;
+    s->batcher.evals = s->batcher.batches = 0;
+    atomic_store(&s->batcher.failed, 0);
+    atomic_store(&s->running, nt);
+    int started = ok ? start_threads(th, nt, worker_main, ws, sizeof *ws) : 0;
+    atomic_fetch_sub(&s->running, nt - started);
+    if (started == 0) { rc = -1; snprintf(err, errlen, "cannot start search threads"); }
+    /* The caller serves evaluations until every worker has finished (they wait for their own
+     * leaves, and serve() never waits for a full batch: no deadlock). */
+    int idle = 0;
+    while (started && atomic_load_explicit(&s->running, memory_order_acquire) > 0) {
+        if (mcts_batcher_serve(&s->batcher) != 0) idle = 0;
+        else mcts_backoff(&idle);
+    }
+    while (mcts_batcher_serve(&s->batcher) > 0) {}
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    if (atomic_load(&s->batcher.failed)) { rc = -1; snprintf(err, errlen, "%s", s->batcher.err); }
+    k->evals += s->batcher.evals;
+    k->batches += s->batcher.batches;
+    for (int i = 0; ws && i < nt; i++) {
+        count_worker(k, &ws[i]);
+        worker_free(&ws[i]);
+    }
+    free(ws);
+    free(th);
+    s->rng = mcts_seed(s->rng + (uint64_t)nt);
+    return rc;
+}
+
+/* Whether threads > 1 search with an evaluator each (config thread_evaluators, and the
+ * evaluator can be copied); the copies are made here, once.  When a copy cannot be made the
+ * search falls back to the shared batcher (with one message on stderr). */
+static bool per_thread_evaluators(mcts_puct *s) {
+    int need = s->cfg.threads - 1;
+    if (!s->cfg.thread_evaluators || !s->ev->clone) return false;
+    if (s->ncopies >= need) return true;
+    if (s->ncopies < 0) return false;                    /* failed before */
+    mcts_evaluator **c = realloc(s->copies, (size_t)need * sizeof *c);
+    char why[256] = "out of memory";
+    if (c) {
+        s->copies = c;
+        while (s->ncopies < need && (c[s->ncopies] = mcts_evaluator_clone(s->ev, why, sizeof why))) s->ncopies++;
+    }
+    if (s->ncopies >= need) return true;
+    fprintf(stderr, "zertz: search: one evaluator for %d threads (cannot copy %s: %s)\n", s->cfg.threads,
+            s->ev->name ? s->ev->name : "it", why);
+    for (int i = 0; i < s->ncopies; i++) mcts_evaluator_free(s->copies[i]);
+    s->ncopies = -1;
+    return false;
+}
+
+typedef struct {
+    puct_worker w;
+    mcts_evaluator *ev;
+    uint64_t evals, batches;
+    int rc;
+    char err[256];
+} inline_job;
+
+static void *inline_main(void *arg) {
+    inline_job *j = arg;
+    j->rc = search_inline(j->w.s, &j->w, j->ev, j->err, sizeof j->err, &j->evals, &j->batches);
+    return NULL;
+}
+
+/* threads > 1 with an evaluator each: every thread (the caller is thread 0) gathers its own
+ * batches and evaluates them itself, on the one shared tree.  0, or -1 with a message. */
+static int search_per_thread(mcts_puct *s, search_counts *k, char *err, size_t errlen) {
+    int nt = s->cfg.threads, rc = 0;
+    inline_job *js = calloc((size_t)nt, sizeof *js);
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    int ok = js && th;
+    for (int i = 0; ok && i < nt; i++) {
+        ok = worker_init(&js[i].w, s, s->cfg.batch, s->rng + (uint64_t)i + 1) == 0;
+        js[i].ev = i == 0 ? s->ev : s->copies[i - 1];
+    }
+    int started = ok ? start_threads(th, nt - 1, inline_main, js + 1, sizeof *js) : 0;
+    if (ok) inline_main(&js[0]);
+    else { rc = -1; snprintf(err, errlen, "out of memory"); }
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    for (int i = 0; js && i < nt; i++) {
+        if (js[i].rc != 0 && rc == 0) { rc = -1; snprintf(err, errlen, "%s", js[i].err); }
+        k->evals += js[i].evals;
+        k->batches += js[i].batches;
+        count_worker(k, &js[i].w);
+        worker_free(&js[i].w);
+    }
+    free(js);
+    free(th);
+    s->rng = mcts_seed(s->rng + (uint64_t)nt);
+    return rc;
+}
+
 void mcts_puct_stop(mcts_puct *s) { atomic_store(&s->stop, 1); }
 
 int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
@@ -702,8 +841,8 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
     atomic_store(&s->started, 0);
     atomic_store(&s->stop, 0);
     s->deadline = time_ms > 0 ? t0 + time_ms / 1000.0 : 0;
-    uint64_t evals = 0, batches = 0, done = 0, collisions = 0;
-    int rc = 0, full = 0;
+    search_counts k = { 0, 0, 0, 0, 0 };
+    int rc = 0;
     char ebuf[256] = "";
 
     /* A new root is evaluated first, alone (it is simulation 1), so that noise can be mixed in. */
@@ -719,7 +858,7 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
         else {
             w0.slots[0].item.value = it.value;
             complete(&w0, &w0.slots[0]);
-            evals++, batches++, done++;
+            k.evals++, k.batches++, k.done++;
         }
     }
     if (rc == 0 && s->cfg.gumbel_m > 0 && sims > 0 && !gumbel_active(s))
@@ -727,56 +866,21 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
     else if (rc == 0 && noise && s->cfg.noise_eps > 0) mcts_puct_root_noise(s);
 
     if (rc == 0 && s->cfg.threads == 1) {
-        rc = search_inline(s, &w0, ebuf, sizeof ebuf, &evals, &batches);
-        done += w0.done;
-        collisions += w0.collisions;
-        full |= w0.full;
+        rc = search_inline(s, &w0, s->ev, ebuf, sizeof ebuf, &k.evals, &k.batches);
+        count_worker(&k, &w0);
+    } else if (rc == 0 && per_thread_evaluators(s)) {
+        rc = search_per_thread(s, &k, ebuf, sizeof ebuf);
     } else if (rc == 0) {
-        int nt = s->cfg.threads;
-        puct_worker *ws = calloc((size_t)nt, sizeof *ws);
-        pthread_t *th = calloc((size_t)nt, sizeof *th);
-        int ok = ws && th;
-        for (int i = 0; ok && i < nt; i++) ok = worker_init(&ws[i], s, s->cfg.inflight, s->rng + (uint64_t)i + 1) == 0;
-        s->batcher.evals = s->batcher.batches = 0;
-        atomic_store(&s->batcher.failed, 0);
-        int started = 0;
-        atomic_store(&s->running, 0);
-        for (int i = 0; ok && i < nt; i++) {
-            atomic_fetch_add(&s->running, 1);
-            if (pthread_create(&th[i], NULL, worker_main, &ws[i]) != 0) { atomic_fetch_sub(&s->running, 1); break; }
-            started++;
-        }
-        if (!ok || started == 0) { rc = -1; snprintf(ebuf, sizeof ebuf, "cannot start search threads"); }
-        /* The caller serves evaluations until every worker has finished (they wait for their own
-         * leaves, and serve() never waits for a full batch: no deadlock). */
-        int idle = 0;
-        while (started && atomic_load_explicit(&s->running, memory_order_acquire) > 0) {
-            if (mcts_batcher_serve(&s->batcher) != 0) idle = 0;
-            else mcts_backoff(&idle);
-        }
-        while (mcts_batcher_serve(&s->batcher) > 0) {}
-        for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-        if (atomic_load(&s->batcher.failed)) { rc = -1; memcpy(ebuf, s->batcher.err, sizeof ebuf); }
-        evals += s->batcher.evals;
-        batches += s->batcher.batches;
-        for (int i = 0; ws && i < nt; i++) {
-            done += ws[i].done;
-            collisions += ws[i].collisions;
-            full |= ws[i].full;
-            worker_free(&ws[i]);
-        }
-        free(ws);
-        free(th);
-        s->rng = mcts_seed(s->rng + (uint64_t)nt);
+        rc = search_batched(s, &k, ebuf, sizeof ebuf);
     }
     worker_free(&w0);
     if (st) {
-        st->iterations = done;
+        st->iterations = k.done;
         st->seconds = mcts_now_s() - t0;
         st->nodes = mcts_arena_used(&t->nodes[t->cur]);
-        st->collisions = collisions;
-        st->evals = evals;
-        st->batches = batches;
+        st->collisions = k.collisions;
+        st->evals = k.evals;
+        st->batches = k.batches;
     }
     if (rc != 0) {
         snprintf(err, errlen, "evaluator %s: %s", s->ev->name ? s->ev->name : "?", ebuf);
@@ -784,7 +888,7 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
         mcts_tree_reset(t, &p, true);        /* PENDING nodes may remain: start clean */
         return -1;
     }
-    if (full) { snprintf(err, errlen, "search tree is full"); return -1; }
+    if (k.full) { snprintf(err, errlen, "search tree is full"); return -1; }
     return 0;
 }
 

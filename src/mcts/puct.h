@@ -11,8 +11,11 @@
  *
  * Modes.  threads == 1: the caller selects up to `batch` leaves (virtual loss keeps them
  * apart), evaluates them in one call and backs them up: deterministic for a seed.
- * threads > 1: that many worker threads select and back up, each with up to `inflight` leaves
- * waiting; the caller runs the batcher (batcher.h) that evaluates whatever is queued.
+ * threads > 1, thread_evaluators on and an evaluator that can be copied (the CPU network): that
+ * many threads (the caller is one) each do the same on the one tree, each with its own copy of
+ * the evaluator, so that every core runs the network.  Otherwise: that many worker threads select
+ * and back up, each with up to `inflight` leaves waiting; the caller runs the batcher (batcher.h)
+ * that evaluates whatever is queued (one evaluator for all: the GPU's way).
  *
  * Root options: Dirichlet noise (alpha = noise_alpha_total / legal moves), temperature for the
  * move choice, tree reuse (mcts_puct_advance), and playout-cap randomisation (mcts_puct_think:
@@ -28,7 +31,10 @@
 
 typedef struct mcts_puct_config {
     uint64_t seed;
-    int threads;               /* 1 = deterministic; > 1: workers + the caller as evaluator */
+    int threads;               /* 1 = deterministic; > 1: see thread_evaluators */
+    int thread_evaluators;     /* threads > 1: 1 (default) = each thread evaluates its own batches
+                                  with its own copy of the evaluator, where it can be copied
+                                  (evaluator.h: clone); 0 = workers + the caller evaluating for all */
     int batch;                 /* leaves per evaluator call at most */
     int inflight;              /* leaves waiting per worker thread (threads > 1) */
     double c_puct;
