@@ -68,6 +68,7 @@ START_TEST(agent_spec_ranges) {
         { "uct:10,win=2", "win" }, { "uct:10,reuse=-1", "reuse" }, { "uct:10,vl=0", "vl" },
         { "uct:10,pwc=0", "pwc" }, { "uct:10,pwa=2", "pwa" }, { "uct:10,fpu=1e308", "fpu" },
         { "puct:uniform:10,batch=99999999999", "batch" }, { "puct:uniform:10,inflight=0", "inflight" },
+        { "puct:uniform:10,threadev=2", "threadev" },
         { "puct:uniform:10,fast=1e10", "fast" }, { "puct:uniform:10,tempplies=-1", "tempplies" },
         { "puct:uniform:10,maxchildren=1e9", "maxchildren" }, { "puct:uniform:10,alpha=0", "alpha" },
         { "puct:uniform:10,rollouts=5000", "rollouts" }, { "puct:uniform:10,noise=3", "noise" },

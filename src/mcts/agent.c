@@ -78,7 +78,8 @@ static const agent_option OPTIONS[] = {
     { "pwa", FOR_UCT, 0, 1, false, "progressive widening exponent" },
     { "fpuroot", FOR_PUCT, -10, 10, false, "first-play urgency reduction at the root" },
     { "batch", FOR_PUCT, 1, 4096, true, "leaves per evaluator call at most" },
-    { "inflight", FOR_PUCT, 1, 4096, true, "leaves waiting per search thread" },
+    { "inflight", FOR_PUCT, 1, 4096, true, "leaves waiting per search thread (threadev=0)" },
+    { "threadev", FOR_PUCT, 0, 1, true, "threads > 1: 1 an evaluator each (a network), 0 one shared through a batcher" },
     { "noise", FOR_PUCT, 0, 1, true, "Dirichlet noise at the root" },
     { "eps", FOR_PUCT, 0, 1, false, "weight of the noise" },
     { "alpha", FOR_PUCT, 1e-6, 1e6, false, "Dirichlet alpha times the legal moves" },
@@ -120,6 +121,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "fpuroot")) a->pcfg.fpu_reduction_root = v;
     else if (!strcmp(k, "batch")) a->pcfg.batch = (int)v;
     else if (!strcmp(k, "inflight")) a->pcfg.inflight = (int)v;
+    else if (!strcmp(k, "threadev")) a->pcfg.thread_evaluators = (int)v;
     else if (!strcmp(k, "noise")) a->pcfg.noise = (int)v;
     else if (!strcmp(k, "eps")) a->pcfg.noise_eps = v;
     else if (!strcmp(k, "alpha")) a->pcfg.noise_alpha_total = v;
@@ -152,6 +154,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "fpuroot")) return a->pcfg.fpu_reduction_root;
     if (!strcmp(k, "batch")) return a->pcfg.batch;
     if (!strcmp(k, "inflight")) return a->pcfg.inflight;
+    if (!strcmp(k, "threadev")) return a->pcfg.thread_evaluators;
     if (!strcmp(k, "noise")) return a->pcfg.noise;
     if (!strcmp(k, "eps")) return a->pcfg.noise_eps;
     if (!strcmp(k, "alpha")) return a->pcfg.noise_alpha_total;

@@ -15,7 +15,7 @@
  *
  * Options (comma-separated after the budget): threads=N seed=S time=MS game=MS reuse=0|1 win=0|1
  * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
- * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, vl=,
+ * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, threadev=0|1, vl=,
  * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, forced=0|1, mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1).
  * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
