@@ -152,7 +152,7 @@ START_TEST(fake_no_image_gives_cpu_evaluators)
     save_model(m, path, sizeof path, "fake");
     mcts_evaluator *a = mcts_eval_net_auto(path, backend, sizeof backend, err, sizeof err);
     mcts_evaluator *c = mcts_eval_nn_new(path, err, sizeof err);
-    mcts_evaluator *l = tr_live_eval_new(m, err, sizeof err);
+    mcts_evaluator *l = tr_live_eval_new(m, NN_PREC_F32, err, sizeof err);
     ck_assert_msg(a && c && l, "%s", err);
     ck_assert_str_eq(backend, sel);
     ck_assert_str_eq(a->name, c->name);
@@ -633,7 +633,7 @@ static void run_parts_fall_back(const nn_model *m, uint64_t *rng)
     char err[320], backend[400], path[256];
     save_model(m, path, sizeof path, "fall");
     mcts_evaluator *a = mcts_eval_net_auto(path, backend, sizeof backend, err, sizeof err);
-    mcts_evaluator *c = mcts_eval_nn_new(path, err, sizeof err), *l = tr_live_eval_new(m, err, sizeof err);
+    mcts_evaluator *c = mcts_eval_nn_new(path, err, sizeof err), *l = tr_live_eval_new(m, NN_PREC_F32, err, sizeof err);
     ck_assert_msg(a && c && l, "%s", err);
     ck_assert_msg(!strncmp(backend, "cuda: ", 6) && !strncmp(tr_live_eval_backend(l), "GPU (", 5), "%s", backend);
     zz_cuda_test_fail_launches(1);

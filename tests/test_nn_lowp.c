@@ -27,7 +27,11 @@
  *     0.015, priors' total variation within 0.15 per position (a wrong scale or layout is off by
  *     far more); and a position's result the same alone and in a mixed batch (per-sample scales);
  * both:
- *   - asking for a precision the CPU lacks fails with a message and leaves the net in float. */
+ *   - asking for a precision the CPU lacks fails with a message and leaves the net in float;
+ * training's self-play net (train/live_eval.h) in int8 (tools/train --selfplay-precision):
+ *   - the same answers, bit for bit, as a player's int8 net on the same weights, before and after
+ *     the trainer publishes new weights (a refresh packs them again); refused with a message where
+ *     the CPU lacks the instructions. */
 #include "helpers.h"
 #include "nn/bf16.h"
 #include "nn/checkpoint.h"
@@ -36,11 +40,14 @@
 #include "nn/int8.h"
 #include "nn/ops.h"
 #include "nn/policy.h"
+#include "mcts/evaluator.h"
+#include "train/live_eval.h"
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t seed0;
 
@@ -422,6 +429,61 @@ START_TEST(int8_kernel_equals_twin)
 }
 END_TEST
 
+/* The priors and values of evaluators a and b on the same positions are equal, bit for bit. */
+static void same_answers(mcts_evaluator *a, mcts_evaluator *b, const char *what)
+{
+    char err[256];
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    uint64_t rng = seed0 ^ 0x11fe;
+    for (int k = 0; k < 12 && !zz_over(&p); k++) {
+        zz_move mv[ZZ_MAX_MOVES];
+        float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
+        int n = zz_gen_moves(&p, mv);
+        mcts_eval_item ia = { &p, mv, n, pa, 0 }, ib = { &p, mv, n, pb, 0 };
+        ck_assert_msg(!mcts_evaluate(a, &ia, 1, err, sizeof err) && !mcts_evaluate(b, &ib, 1, err, sizeof err), "%s", err);
+        TH_CHECK(ia.value == ib.value && !memcmp(pa, pb, (size_t)n * sizeof *pa), "%s, ply %d: values %g and %g", what,
+                 p.ply, ia.value, ib.value);
+        zz_apply(&p, zz_random_move(&p, &rng), NULL);
+    }
+}
+
+START_TEST(selfplay_net_in_int8)
+{
+    if (!nn_int8_available()) {
+        th_skip("test_nn_lowp", "training's self-play net in int8 not checked: this CPU lacks AVX512_VNNI");
+        return;
+    }
+    setenv("ZZ_BACKEND", "cpu", 1);                  /* the CPU net, also where a GPU is usable */
+    char err[256], path[] = "/tmp/zz-lowp-live-XXXXXX";
+    long step;
+    nn_model *m = nn_checkpoint_load("weights/zertz37.ckpt", NN_F32, &step, err, sizeof err);
+    ck_assert_msg(m, "%s", err);
+    mcts_evaluator *live = tr_live_eval_new(m, NN_PREC_INT8, err, sizeof err);
+    mcts_evaluator *player = mcts_eval_nn_new("weights/zertz37.ckpt", err, sizeof err);
+    ck_assert_msg(live && player && !mcts_eval_nn_set_precision(player, "int8", err, sizeof err), "%s", err);
+    ck_assert_msg(strstr(tr_live_eval_backend(live), "int8"), "%s", tr_live_eval_backend(live));
+    same_answers(live, player, "the shipped weights");
+    for (size_t i = 0; i < nn_model_nparams(m); i++)       /* the trainer moves the weights */
+        nn_buf_set(m, m->param, i, nn_buf_get(m, m->param, i) * (1.0 + 0.05 * (double)(i % 7) / 7.0));
+    ck_assert_int_eq(tr_live_eval_publish(live, m, err, sizeof err), 1);
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_msg(!nn_checkpoint_save(path, m, step, false, err, sizeof err), "%s", err);
+    mcts_evaluator *moved = mcts_eval_nn_new(path, err, sizeof err);
+    ck_assert_msg(moved && !mcts_eval_nn_set_precision(moved, "int8", err, sizeof err), "%s", err);
+    same_answers(live, moved, "published weights");
+    ck_assert_int_eq(tr_live_eval_refreshes(live), 1);
+    mcts_evaluator_free(moved), mcts_evaluator_free(player), mcts_evaluator_free(live);
+    remove(path);
+    nn_int8_disable(true);                           /* a CPU without it: a clear refusal */
+    ck_assert_ptr_null(tr_live_eval_new(m, NN_PREC_INT8, err, sizeof err));
+    ck_assert_msg(strstr(err, "AVX512_VNNI"), "message: %s", err);
+    nn_int8_disable(false);
+    nn_model_free(m);
+}
+END_TEST
 
 int main(void)
 {
@@ -443,6 +505,7 @@ int main(void)
     tcase_add_test(tc, shipped_network_in_int8);
     tcase_add_test(tc, int8_batch_independent);
     tcase_add_test(tc, precisions_refused_without_the_instructions);
+    tcase_add_test(tc, selfplay_net_in_int8);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

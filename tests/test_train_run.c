@@ -9,6 +9,7 @@
 #include "train/run.h"
 #include "train/runstate.h"
 #include "helpers.h"
+#include "nn/int8.h"
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -276,6 +277,26 @@ START_TEST(init_from_weights) {
 }
 END_TEST
 
+/* tools/train --selfplay-precision: a bad name is refused with status 2 before anything runs, and
+ * so is int8 on a CPU without AVX512_VNNI (elsewhere the library's refusal is checked by
+ * test_nn_lowp); --help lists it. */
+START_TEST(train_tool_selfplay_precision) {
+    char out[8192], err[1024];
+    int st = th_run_tool("test_train_run", "train", "--selfplay-precision f16 --out /nonexistent/zz", 20, out, sizeof out,
+                         err, sizeof err);
+    if (st < 0) return;
+    ck_assert_msg(st == 2 && strstr(err, "zertz: train: --selfplay-precision: expected f32, bf16 or int8"), "%d %s", st, err);
+    ck_assert_msg(out[0] == 0, "it started: %s", out);
+    if (!nn_int8_available()) {
+        st = th_run_tool("test_train_run", "train", "--selfplay-precision int8 --out /nonexistent/zz", 20, out,
+                         sizeof out, err, sizeof err);
+        ck_assert_msg(st == 2 && strstr(err, "AVX512_VNNI"), "%d %s", st, err);
+    }
+    ck_assert_int_eq(th_run_tool("test_train_run", "train", "--help", 20, out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "--selfplay-precision f32|bf16|int8"), "%s", out);
+}
+END_TEST
+
 /* Options that conflict with the run stop before anything is written; a damaged best.ckpt is
  * found at the start; logs written after the checkpoint (a kill) are trimmed on resume. */
 START_TEST(run_checks_options_and_trims_logs) {
@@ -537,6 +558,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, lr_tail_boundaries);
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
+    tcase_add_test(tc, train_tool_selfplay_precision);
     tcase_add_test(tc, run_drives_a_remote);
     tcase_add_test(tc, training_beats_untrained);
     suite_add_tcase(s, tc);

@@ -1,6 +1,7 @@
 /* bench_train.c — self-play speed of the training scheduler on the CPU: positions (moves) per
  * second, network evaluations per second and the mean evaluator batch, for the default training
  * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
+ * and the first again with int8 convolutions (--selfplay-precision int8) where the CPU has them,
  * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
  * the network on the GPU, more games in flight).
  *
@@ -8,6 +9,8 @@
  *
  * Bad usage: "zertz: bench_train: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
+#include "nn/infer.h"
+#include "nn/int8.h"
 #include "nn/model.h"
 #include "cuda/backend.h"
 #include "nn/omp_env.h"
@@ -32,7 +35,7 @@ static int bench(const char *label, int blocks, int channels, const tr_run_confi
     char err[256];
     nn_model *m = nn_model_create(&nc, NN_F32, 1, err, sizeof err);
     if (!m) { fprintf(stderr, "zertz: bench_train: %s\n", err); return -1; }
-    mcts_evaluator *ev = tr_live_eval_new(m, err, sizeof err);
+    mcts_evaluator *ev = tr_live_eval_new(m, rc->sp.net_precision, err, sizeof err);
     tr_selfplay *sp = ev ? tr_selfplay_new(&rc->sp, ev, err, sizeof err) : NULL;
     if (!sp || tr_selfplay_start(sp, err, sizeof err) != 0) {
         fprintf(stderr, "zertz: bench_train: %s\n", err);
@@ -96,5 +99,12 @@ int main(int argc, char **argv) {
     printf("|------------------------|----------|-------|------|----------|----------|--------|--------|\n");
     if (bench(gpu ? "train default" : "train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     if (bench("default net", 0, 0, &rc, seconds) != 0) return 1;
+    if (gpu) return 0;
+    if (!nn_int8_available()) {
+        printf("| %-22s | not run: this CPU lacks AVX512_VNNI |\n", "train default, int8");
+        return 0;
+    }
+    rc.sp.net_precision = NN_PREC_INT8;        /* tools/train --selfplay-precision int8 */
+    if (bench("train default, int8", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     return 0;
 }

@@ -3,6 +3,7 @@
  * it; Ctrl-C saves everything and exits, and running again resumes. */
 #include "cli.h"
 #include "train/mpi_train.h"
+#include "nn/infer.h"
 #include "nn/omp_env.h"
 #include "train/run.h"
 #include "cuda/backend.h"
@@ -55,6 +56,9 @@ static void usage(FILE *f) {
             "  --teacher N          teacher mode: self-play by UCT with N iterations a decision (random\n"
             "                       rollouts, no network), its visits the policy targets (0 = off)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
+            "  --selfplay-precision f32|bf16|int8\n"
+            "                       the self-play network's convolutions on the CPU (default f32; int8\n"
+            "                       needs AVX512_VNNI, bf16 AVX512_BF16; the GPU is float; training is float)\n"
             "  --pass-forced 0|1    self-play passes one-move positions below the root without\n"
             "                       evaluating them (default %d; 0 for comparisons)\n"
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
@@ -102,6 +106,18 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
             return -1;
         }
         *mpi = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--selfplay-precision")) {
+        nn_precision p;
+        if (!(v = cli_value(TOOL, argc, argv, i))) return -1;
+        if (nn_precision_parse(v, &p) != 0) { cli_bad(TOOL, a, "expected f32, bf16 or int8"); return -1; }
+        if (!nn_precision_available(p)) {
+            cli_bad(TOOL, a, p == NN_PREC_INT8 ? "int8 needs a CPU with AVX512_VNNI, which this one lacks"
+                                               : "bf16 needs a CPU with AVX512_BF16, which this one lacks");
+            return -1;
+        }
+        c->sp.net_precision = p;
         return 1;
     }
     TEXT_OPT("--out", c->out)

@@ -164,7 +164,7 @@ static void free_low(nn_infer *inf)
 int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errlen)
 {
     if (p == inf->prec) return 0;
-    if ((p == NN_PREC_BF16 && !nn_bf16_available()) || (p == NN_PREC_INT8 && !nn_int8_available())) {
+    if (!nn_precision_available(p)) {
         nn_set_err(err, errlen, "%s inference needs a CPU with %s, which this one lacks", nn_precision_name(p),
                    p == NN_PREC_BF16 ? "AVX512_BF16" : "AVX512_VNNI");
         return -1;
@@ -187,6 +187,10 @@ int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errl
 }
 
 nn_precision nn_infer_precision(const nn_infer *inf) { return inf->prec; }
+
+bool nn_precision_available(nn_precision p) {
+    return p == NN_PREC_BF16 ? nn_bf16_available() : p == NN_PREC_INT8 ? nn_int8_available() : true;
+}
 
 const char *nn_precision_name(nn_precision p) { return p == NN_PREC_BF16 ? "bf16" : p == NN_PREC_INT8 ? "int8" : "f32"; }
 

@@ -35,7 +35,8 @@ const nn_geom *nn_infer_geom(const nn_infer *inf);
 typedef enum { NN_PREC_F32 = 0, NN_PREC_BF16 = 1, NN_PREC_INT8 = 2 } nn_precision;
 /* What players use (mcts_eval_nn_new: the arena, the ladder, the engine, the server, analyse) when
  * ZZ_NN_PRECISION is unset, where the CPU has it (else float): int8 won at equal time (src/nn
- * README.md).  A new nn_infer is float; training and its self-play stay float. */
+ * README.md).  A new nn_infer is float; training stays float, and so does its self-play unless
+ * tools/train --selfplay-precision says otherwise. */
 #define NN_PREC_PLAY_DEFAULT NN_PREC_INT8
 /* ZZ_NN_PRECISION = f32 | bf16 | int8; unset: NN_PREC_PLAY_DEFAULT.  A precision this CPU lacks,
  * or a bad value, gives f32 with one warning on stderr. */
@@ -43,6 +44,8 @@ nn_precision nn_precision_default(void);
 const char *nn_precision_name(nn_precision p);
 /* "f32", "bf16", "int8" -> *p: 0, or -1 for another name. */
 int nn_precision_parse(const char *name, nn_precision *p);
+/* Whether this CPU runs p (float always; bf16 needs AVX512_BF16, int8 AVX512_VNNI). */
+bool nn_precision_available(nn_precision p);
 /* Switch inf's precision (nn_infer_create starts in float).  -1 with a message
  * when the CPU lacks the instructions, or out of memory (inf is then left in float). */
 int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errlen);

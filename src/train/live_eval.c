@@ -17,6 +17,7 @@ enum { LIVE_MAX_BATCH = 512 };
 typedef struct {
     nn_infer *inf;              /* the CPU net: from the start, or since the GPU net failed */
     zz_cuda_infer *gpu;         /* the GPU net, or NULL */
+    nn_precision prec;          /* the CPU net's convolutions */
     nn_model *staging;          /* written by the trainer while pending == 0 */
     nn_model *current;          /* the weights the net runs: the evaluating thread's own (a refresh
                                    swaps it with staging before lowering the flag) */
@@ -29,6 +30,16 @@ typedef struct {
     char backend[400];          /* which backend runs the net, and why */
 } live_ctx;
 
+/* The CPU net over m in precision p.  NULL with a message. */
+static nn_infer *cpu_net(const nn_model *m, nn_precision p, char *err, size_t errlen) {
+    nn_infer *inf = nn_infer_create(m, err, errlen);
+    if (inf && nn_infer_set_precision(inf, p, err, errlen) != 0) {
+        nn_infer_free(inf);
+        return NULL;
+    }
+    return inf;
+}
+
 static const nn_geom *live_geom(const live_ctx *c) {
     return c->gpu ? zz_cuda_infer_geom(c->gpu) : nn_infer_geom(c->inf);
 }
@@ -37,7 +48,7 @@ static const nn_geom *live_geom(const live_ctx *c) {
  * the backend line saying so.  0, or -1 with a message when the CPU net cannot start either. */
 static int to_cpu(live_ctx *c, const char *why, char *err, size_t errlen) {
     char cerr[200];
-    if (!(c->inf = nn_infer_create(c->current, cerr, sizeof cerr))) {
+    if (!(c->inf = cpu_net(c->current, c->prec, cerr, sizeof cerr))) {
         snprintf(err, errlen, "the GPU network failed (%.200s), and the CPU one could not start: %s", why, cerr);
         return -1;
     }
@@ -94,10 +105,11 @@ static void live_destroy(mcts_evaluator *self) {
     free(self);
 }
 
-mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen) {
+mcts_evaluator *tr_live_eval_new(const nn_model *m, int precision, char *err, size_t errlen) {
     mcts_evaluator *e = calloc(1, sizeof *e);
     live_ctx *c = calloc(1, sizeof *c);
     if (!e || !c) { free(e); free(c); snprintf(err, errlen, "out of memory"); return NULL; }
+    c->prec = (nn_precision)precision;
     e->ctx = c;
     e->destroy = live_destroy;
     char why[160];
@@ -109,7 +121,10 @@ mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen) {
     } else {
         snprintf(c->backend, sizeof c->backend, "CPU (%s)", why);
     }
-    if (!c->gpu && !(c->inf = nn_infer_create(m, err, errlen))) { live_destroy(e); return NULL; }
+    if (!c->gpu && !(c->inf = cpu_net(m, c->prec, err, errlen))) { live_destroy(e); return NULL; }
+    if (!c->gpu && c->prec != NN_PREC_F32)
+        snprintf(c->backend + strlen(c->backend), sizeof c->backend - strlen(c->backend), ", %s convolutions",
+                 nn_precision_name(c->prec));
     if (!(c->staging = nn_model_create(&m->cfg, NN_F32, 1, err, errlen)) ||
         !(c->current = nn_model_create(&m->cfg, NN_F32, 1, err, errlen)) || nn_model_copy(c->current, m, err, errlen) != 0) {
         live_destroy(e);

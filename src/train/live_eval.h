@@ -15,8 +15,10 @@
 #include "mcts/evaluator.h"
 #include "nn/model.h"
 
-/* An evaluator over a copy of m's weights.  NULL with a message. */
-mcts_evaluator *tr_live_eval_new(const nn_model *m, char *err, size_t errlen);
+/* An evaluator over a copy of m's weights, its CPU net's convolutions in precision (nn_precision,
+ * nn/infer.h: float, or int8 / bf16 where the CPU has them; every refresh packs them again; the
+ * GPU net is float).  NULL with a message (also when the CPU lacks the precision). */
+mcts_evaluator *tr_live_eval_new(const nn_model *m, int precision, char *err, size_t errlen);
 /* Offer new weights (same architecture).  Returns 1 when they were staged, 0 when the previous
  * offer has not been taken yet (try again later), -1 with a message on error. */
 int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen);

@@ -172,7 +172,7 @@ static void load_weights(worker *w) {
 static int start_selfplay(worker *w, const tr_selfplay_config *local, char *err, size_t errlen) {
     const tr_mpi_setup *s = &w->s;
     char why[512];
-    if (!(w->ev = tr_live_eval_new(w->m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
+    if (!(w->ev = tr_live_eval_new(w->m, s->sp.net_precision, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
     if (s->rollout_mix > 0 &&
         !(w->search_ev = mcts_eval_mix_new(w->ev, false, s->rollout_mix, 1, s->sp.seed * 7 + (uint64_t)w->rank))) {
         snprintf(err, errlen, "out of memory");

@@ -488,7 +488,7 @@ static int start_buffer(run_ctx *x, char *err, size_t errlen) {
 static int start_evaluator(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
-    if (!(x->ev = tr_live_eval_new(x->m, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
+    if (!(x->ev = tr_live_eval_new(x->m, c->sp.net_precision, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
     if (!c->quiet && c->sp.teacher_iters > 0)
         printf("zertz train: teacher mode: self-play by uct:%d (random rollouts), no network\n", c->sp.teacher_iters);
     else if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(x->ev));

@@ -57,6 +57,9 @@ typedef struct {
                                   per decision (random rollouts, no network); every decision is a
                                   policy target; the evaluator is not used */
     uint32_t max_nodes, max_edges;   /* per tree */
+    int net_precision;         /* the network's convolutions on the CPU (nn/infer.h nn_precision):
+                                  NN_PREC_F32 (default), or int8 / bf16 where the CPU has them;
+                                  the GPU runs float whatever this says */
     uint64_t seed;
 } tr_selfplay_config;
 
