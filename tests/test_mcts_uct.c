@@ -341,7 +341,7 @@ static int hash_prior_eval(mcts_evaluator *self, mcts_eval_item *items, int n, c
  * invariants hold (slot k holds edge k's move), also after re-rooting; threads > 1 is refused. */
 START_TEST(uct_prior_ordered_widening) {
     hash_prior_ctx hc = { 0 };
-    mcts_evaluator ev = { "hash-prior", 0, hash_prior_eval, NULL, &hc };
+    mcts_evaluator ev = { "hash-prior", 0, hash_prior_eval, NULL, &hc, NULL };
     mcts_uct_config c;
     mcts_uct_config_default(&c);
     c.prior_ev = &ev;

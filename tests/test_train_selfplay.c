@@ -4,6 +4,7 @@
  * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
  * blended with the root value; teacher mode (UCT plays, no network); passing one-move nodes. */
 #include "nn/omp_env.h"
+#include "train/live_eval.h"
 #include "train/selfplay.h"
 #include "train/trainer.h"
 #include "helpers.h"
@@ -15,15 +16,21 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct {
+typedef struct count_ctx count_ctx;
+struct count_ctx {
     long long items, calls;
     uint64_t rng;
     long long one_move;        /* items whose position has a single legal move */
-} count_ctx;
+    _Atomic int busy, overlaps;        /* entered by two threads at once: counted */
+    count_ctx *copies[4];      /* clones (for evaluator threads), freed by their owner */
+    mcts_evaluator *copy_evs[4];
+    int ncopies;
+};
 
 /* Uniform priors, a small random value, and a count of everything evaluated. */
 static int count_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     count_ctx *c = self->ctx;
+    if (atomic_exchange(&c->busy, 1)) atomic_fetch_add(&c->overlaps, 1);
     c->calls++;
     for (int i = 0; i < n; i++) {
         ck_assert_int_ge(items[i].nmoves, 1);
@@ -32,7 +39,38 @@ static int count_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *
         items[i].value = (float)((int)zz_rand_below(&c->rng, 201) - 100) / 400.0f;
         c->items++;
     }
+    atomic_store(&c->busy, 0);
     return 0;
+}
+
+static void count_destroy(mcts_evaluator *self) { free(self); }
+
+/* A copy counting on its own (listed in the original's copies; its ctx lives in the test). */
+static mcts_evaluator *count_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    count_ctx *c = self->ctx;
+    ck_assert_int_lt(c->ncopies, 4);
+    count_ctx *k = c->copies[c->ncopies] = calloc(1, sizeof *k);
+    mcts_evaluator *e = calloc(1, sizeof *e);
+    ck_assert(k && e);
+    k->rng = c->rng + 1 + (uint64_t)c->ncopies;
+    *e = (mcts_evaluator){ "count copy", self->max_batch, count_eval, count_destroy, k, count_clone };
+    c->copy_evs[c->ncopies++] = e;
+    return e;
+}
+
+/* The original's and its copies' items, calls; overlaps anywhere. */
+static void count_totals(const count_ctx *c, long long *items, long long *calls, int *overlaps) {
+    *items = c->items, *calls = c->calls, *overlaps = atomic_load(&((count_ctx *)c)->overlaps);
+    for (int i = 0; i < c->ncopies; i++) {
+        *items += c->copies[i]->items;
+        *calls += c->copies[i]->calls;
+        *overlaps += atomic_load(&c->copies[i]->overlaps);
+    }
+}
+
+static void count_free_copies(count_ctx *c) {
+    for (int i = 0; i < c->ncopies; i++) free(c->copies[i]);
+    c->ncopies = 0;
 }
 
 static void sleep_ms(int ms) {
@@ -87,10 +125,13 @@ static void check_game(const tr_game *g) {
 }
 
 START_TEST(every_request_answered_once) {
+    for (int evt = 1; evt <= 2; evt++) {                 /* one evaluator thread, then two */
     count_ctx cc = { .rng = 99 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, count_clone };
     tr_selfplay_config c = small_config();
+    c.eval_threads = evt;
     tr_selfplay *sp = start_selfplay(&c, &ev);
+    ck_assert_int_eq(cc.ncopies, evt - 1);                /* a copy per further thread */
     long long games = 0, samples = 0, full = 0;
     for (int t = 0; t < 6000 && games < 16; t++) {
         sleep_ms(5);
@@ -112,15 +153,100 @@ START_TEST(every_request_answered_once) {
     ck_assert_ptr_null(tr_selfplay_error(sp));
     ck_assert_int_gt(st.submitted, 0);
     ck_assert_int_eq(st.abandoned, 0);
+    long long items, calls;
+    int overlaps;
+    count_totals(&cc, &items, &calls, &overlaps);
     ck_assert_int_eq(st.submitted, st.finished);          /* each answered request finished once */
-    ck_assert_int_eq(st.submitted, cc.items);             /* and evaluated once */
-    ck_assert_int_eq(st.evals, cc.items);
-    ck_assert_int_eq(st.batches, cc.calls);
+    ck_assert_int_eq(st.submitted, items);                /* and evaluated once */
+    ck_assert_int_eq(st.evals, items);
+    ck_assert_int_eq(st.batches, calls);
+    ck_assert_int_eq(overlaps, 0);                        /* each copy on one thread */
+    if (evt == 2) ck_assert(cc.items > 0 && cc.copies[0]->items > 0);   /* both threads served */
     ck_assert_int_ge(st.games, games);
     ck_assert(full > 0 && full < samples);                 /* both kinds of search happen */
     tr_game *g = tr_selfplay_take(sp);
     while (g) { tr_game *n = g->next; check_game(g); tr_game_free(g); g = n; }
     tr_selfplay_free(sp);
+    count_free_copies(&cc);
+  }
+}
+END_TEST
+
+/* Values and priors of a and b on a few positions of a random game, equal bit for bit (want_equal)
+ * or not all equal. */
+static void live_compare(mcts_evaluator *a, mcts_evaluator *b, bool want_equal) {
+    char err[256];
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    uint64_t rng = 7;
+    bool all_equal = true;
+    for (int k = 0; k < 8 && !zz_over(&p); k++) {
+        zz_move mv[ZZ_MAX_MOVES];
+        float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
+        int n = zz_gen_moves(&p, mv);
+        mcts_eval_item ia = { &p, mv, n, pa, 0 }, ib = { &p, mv, n, pb, 0 };
+        ck_assert_msg(!mcts_evaluate(a, &ia, 1, err, sizeof err) && !mcts_evaluate(b, &ib, 1, err, sizeof err), "%s", err);
+        all_equal &= ia.value == ib.value && !memcmp(pa, pb, (size_t)n * sizeof *pa);
+        zz_apply(&p, zz_random_move(&p, &rng), NULL);
+    }
+    ck_assert_msg(all_equal == want_equal, "answers %s", want_equal ? "differ" : "all equal");
+}
+
+/* Training's live network copied for a second evaluator thread (a lane): the same answers; a
+ * publish reaches every lane, and counts as staged only once every lane has taken the previous
+ * weights; the counts add up, also after a lane is freed; lanes and the first free in any order. */
+START_TEST(live_network_lanes) {
+    setenv("ZZ_BACKEND", "cpu", 1);
+    char err[256];
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1, nc.channels = 8, nc.policy_channels = 4, nc.value_channels = 2, nc.value_hidden = 8;
+    nn_model *m = nn_model_create(&nc, NN_F32, 3, err, sizeof err);
+    ck_assert_msg(m, "%s", err);
+    uint64_t rng = 11;
+    th_perturb_model(m, &rng);
+    mcts_evaluator *first = tr_live_eval_new(m, 0, err, sizeof err);
+    ck_assert_msg(first, "%s", err);
+    mcts_evaluator *lane = mcts_evaluator_clone(first, err, sizeof err);
+    ck_assert_msg(lane, "%s", err);
+    mcts_evaluator *lane2 = mcts_evaluator_clone(lane, err, sizeof err);       /* joins the first */
+    ck_assert_msg(lane2, "%s", err);
+    live_compare(first, lane, true);
+    mcts_evaluator *before = tr_live_eval_new(m, 0, err, sizeof err);
+    th_perturb_model(m, &rng);                                                 /* the trainer moves on */
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* not taken yet */
+    live_compare(first, before, false);                                        /* first takes them */
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* the lanes have not */
+    live_compare(lane, first, true);
+    live_compare(lane2, first, true);
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
+    long long count = tr_live_eval_count(first), calls = tr_live_eval_calls(first);
+    ck_assert_int_gt(count, 0);
+    mcts_evaluator_free(lane);                                                 /* its counts stay */
+    ck_assert_int_eq(tr_live_eval_count(first), count);
+    ck_assert_int_eq(tr_live_eval_calls(first), calls);
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* staged, not taken yet */
+    mcts_evaluator_free(first);                                                /* before its lane */
+    live_compare(lane2, lane2, true);                                          /* still works alone */
+    mcts_evaluator_free(lane2);
+    mcts_evaluator_free(before);
+    nn_model_free(m);
+}
+END_TEST
+
+/* A second evaluator thread needs an evaluator that can be copied: refused clearly otherwise. */
+START_TEST(eval_threads_need_a_copyable_evaluator) {
+    count_ctx cc = { .rng = 1 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
+    tr_selfplay_config c = small_config();
+    c.eval_threads = 2;
+    char err[256] = "";
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "cannot be copied"), "%s", err);
+    c.eval_threads = 0;
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "evaluator threads"), "%s", err);
 }
 END_TEST
 
@@ -129,7 +255,7 @@ END_TEST
  * evaluated; without it, such nodes are evaluated. */
 static long long one_move_evals(int pass_forced) {
     count_ctx cc = { .rng = 7 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
     tr_selfplay_config c = small_config();
     c.pass_forced = pass_forced;
     tr_selfplay *sp = start_selfplay(&c, &ev);
@@ -159,7 +285,7 @@ END_TEST
 /* Stopping at once, and holding: nothing is lost or answered twice. */
 START_TEST(stop_early_and_hold) {
     count_ctx cc = { .rng = 7 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
     tr_selfplay_config c = small_config();
     c.threads = 3;
     c.sims_full = c.sims_fast = 40;
@@ -182,7 +308,7 @@ END_TEST
 /* The trainer's step on self-play samples: finite losses, the policy only over full samples. */
 START_TEST(trainer_step_on_selfplay) {
     count_ctx cc = { .rng = 3 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
     tr_selfplay_config c = small_config();
     char err[256];
     tr_selfplay *sp = start_selfplay(&c, &ev);
@@ -269,7 +395,7 @@ static long long take_games(tr_selfplay *sp, int want, double q_target, int want
 /* The value target blended with the root's search value: (1 - a) z + a q, exactly. */
 START_TEST(value_target_blends_search_value) {
     count_ctx cc = { .rng = 11 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
     tr_selfplay_config c = small_config();
     c.q_target = 0.25;
     tr_selfplay *sp = start_selfplay(&c, &ev);
@@ -282,7 +408,7 @@ END_TEST
  * target (UCT's visits), and the value target blends the result with UCT's root value. */
 START_TEST(teacher_mode_plays_uct_games) {
     count_ctx cc = { .rng = 13 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
     tr_selfplay_config c = small_config();
     c.teacher_iters = 150;
     c.threads = 2;
@@ -306,7 +432,7 @@ END_TEST
  * (counts out of 10,000 over at most 64 legal moves, most probable first). */
 START_TEST(gumbel_selfplay_targets) {
     count_ctx cc = { .rng = 17 };
-    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
     tr_selfplay_config c = small_config();
     c.gumbel_m = 8;
     c.sims_full = 16;
@@ -353,6 +479,8 @@ int main(int argc, char **argv) {
     TCase *tc = tcase_create("scheduler");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_request_answered_once);
+    tcase_add_test(tc, eval_threads_need_a_copyable_evaluator);
+    tcase_add_test(tc, live_network_lanes);
     tcase_add_test(tc, pass_forced_reaches_the_search);
     tcase_add_test(tc, stop_early_and_hold);
     tcase_add_test(tc, trainer_step_on_selfplay);

@@ -1,7 +1,8 @@
 /* bench_train.c — self-play speed of the training scheduler on the CPU: positions (moves) per
  * second, network evaluations per second and the mean evaluator batch, for the default training
  * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
- * and the first again with int8 convolutions (--selfplay-precision int8) where the CPU has them,
+ * the first again with two evaluator threads (--eval-threads 2), and with int8 convolutions
+ * (--selfplay-precision int8, on one and on two evaluator threads) where the CPU has them,
  * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
  * the network on the GPU, more games in flight).
  *
@@ -100,11 +101,16 @@ int main(int argc, char **argv) {
     if (bench(gpu ? "train default" : "train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     if (bench("default net", 0, 0, &rc, seconds) != 0) return 1;
     if (gpu) return 0;
+    rc.sp.eval_threads = 2;                    /* tools/train --eval-threads 2 */
+    if (bench("train default, 2 eval", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    rc.sp.eval_threads = 1;
     if (!nn_int8_available()) {
         printf("| %-22s | not run: this CPU lacks AVX512_VNNI |\n", "train default, int8");
         return 0;
     }
     rc.sp.net_precision = NN_PREC_INT8;        /* tools/train --selfplay-precision int8 */
     if (bench("train default, int8", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    rc.sp.eval_threads = 2;                    /* --eval-threads 2 */
+    if (bench("int8, 2 eval threads", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     return 0;
 }

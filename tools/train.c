@@ -30,7 +30,8 @@ static void usage(FILE *f) {
             "  --channels N         trunk channels (default 32)\n"
             "  --sims N             simulations of a full search (default 64; fast = N/4)\n"
             "  --games-in-flight N  self-play games at once (default 64)\n"
-            "  --threads N          self-play worker threads (default 1; + 1 evaluator thread)\n"
+            "  --threads N          self-play worker threads (default 1; the evaluator threads come on top)\n"
+            "  --eval-threads N     self-play evaluator threads, a copy of the network each (default %d)\n"
             "  --lr X               learning rate (default 0.02)\n"
             "  --lr-tail F          the last F of the session (of --minutes, else of --steps) trains\n"
             "                       at lr x --lr-tail-factor (default %.2g; 0 = constant lr)\n"
@@ -69,7 +70,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
+            d.sp.eval_threads, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
 }
 
 static int fail(const char *what, const char *why) {
@@ -139,6 +140,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     INT_OPT("--sims", 2, 100000, *sims)
     INT_OPT("--games-in-flight", 1, 100000, c->sp.games_in_flight)
     INT_OPT("--threads", 1, 256, c->sp.threads)
+    INT_OPT("--eval-threads", 1, 64, c->sp.eval_threads)
     INT_OPT("--batch", 1, 65536, c->batch)
     INT_OPT("--window", 100, 100000000, c->window)
     INT_OPT("--min-samples", 1, 100000000, c->min_samples)

@@ -5,22 +5,36 @@
 #include <string.h>
 #include <time.h>
 
-int mcts_batcher_init(mcts_batcher *b, mcts_evaluator *ev, int max_batch, size_t queue_cap) {
+/* Everything but the queue. */
+static int batcher_init(mcts_batcher *b, mcts_evaluator *ev, int max_batch) {
     memset(b, 0, sizeof *b);
     if (max_batch < 1) max_batch = 1;
     b->ev = ev;
     b->max_batch = max_batch;
-    b->queue = mcts_queue_new(queue_cap < (size_t)max_batch ? (size_t)max_batch : queue_cap);
     b->popped = malloc((size_t)max_batch * sizeof *b->popped);
     b->items = malloc((size_t)max_batch * sizeof *b->items);
     atomic_init(&b->stop, 0);
     atomic_init(&b->failed, 0);
-    if (!b->queue || !b->popped || !b->items) { mcts_batcher_free(b); return -1; }
+    return b->popped && b->items ? 0 : -1;
+}
+
+int mcts_batcher_init(mcts_batcher *b, mcts_evaluator *ev, int max_batch, size_t queue_cap) {
+    int rc = batcher_init(b, ev, max_batch);
+    b->owns_queue = 1;
+    b->queue = mcts_queue_new(queue_cap < (size_t)b->max_batch ? (size_t)b->max_batch : queue_cap);
+    if (rc != 0 || !b->queue) { mcts_batcher_free(b); return -1; }
+    return 0;
+}
+
+int mcts_batcher_init_shared(mcts_batcher *b, mcts_evaluator *ev, int max_batch, mcts_batcher *first) {
+    int rc = batcher_init(b, ev, max_batch);
+    b->queue = first->queue;
+    if (rc != 0) { mcts_batcher_free(b); return -1; }
     return 0;
 }
 
 void mcts_batcher_free(mcts_batcher *b) {
-    mcts_queue_free(b->queue);
+    if (b->owns_queue) mcts_queue_free(b->queue);
     free(b->popped);
     free(b->items);
     b->queue = NULL;

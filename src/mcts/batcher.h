@@ -7,7 +7,9 @@
  * results into each request and publishes them with a release store of DONE (or FAILED).  The
  * owner polls its requests with an acquire load and then reads the priors and value.
  *
- * This is the piece a self-play scheduler reuses: many trees' workers submit to one batcher. */
+ * This is the piece a self-play scheduler reuses: many trees' workers submit to one batcher.
+ * Several serving threads may share one queue (mcts_batcher_init_shared), each batcher with its
+ * own evaluator and scratch: the queue hands each request to exactly one of them. */
 #ifndef MCTS_BATCHER_H
 #define MCTS_BATCHER_H
 
@@ -28,6 +30,7 @@ typedef struct mcts_request {
 
 typedef struct mcts_batcher {
     mcts_queue *queue;
+    int owns_queue;          /* 0: another batcher's queue, served side by side (init_shared) */
     mcts_evaluator *ev;
     int max_batch;
     mcts_request **popped;   /* serving thread's scratch */
@@ -40,6 +43,9 @@ typedef struct mcts_batcher {
 
 /* Returns 0, or -1 on out-of-memory.  queue_cap must exceed the requests ever in flight. */
 int mcts_batcher_init(mcts_batcher *b, mcts_evaluator *ev, int max_batch, size_t queue_cap);
+/* A second server of first's queue with an evaluator of its own (ev: e.g. a clone of first's), so
+ * that two threads evaluate side by side; submit to either.  Free it before first.  0 or -1. */
+int mcts_batcher_init_shared(mcts_batcher *b, mcts_evaluator *ev, int max_batch, mcts_batcher *first);
 void mcts_batcher_free(mcts_batcher *b);
 /* Queue r (item filled).  Returns false when the queue is full (r is not queued). */
 bool mcts_batcher_submit(mcts_batcher *b, mcts_request *r);

@@ -54,7 +54,7 @@ mcts_evaluator *mcts_eval_uniform_new(void) {
     return e;
 }
 
-typedef struct { int rollouts; uint64_t rng; } rollout_ctx;
+typedef struct { int rollouts; uint64_t rng, copies; } rollout_ctx;
 
 /* Mean result of `rollouts` uniformly random games from pos, for pos->to_move. */
 static double rollout_value(const zz_pos *pos, int rollouts, uint64_t *rng) {
@@ -77,6 +77,8 @@ static int rollout_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char
     return 0;
 }
 
+static mcts_evaluator *rollout_clone(mcts_evaluator *self, char *err, size_t errlen);
+
 mcts_evaluator *mcts_eval_rollout_new(int rollouts, uint64_t seed) {
     mcts_evaluator *e = calloc(1, sizeof *e);
     rollout_ctx *c = calloc(1, sizeof *c);
@@ -86,7 +88,16 @@ mcts_evaluator *mcts_eval_rollout_new(int rollouts, uint64_t seed) {
     e->name = "rollout";
     e->evaluate = rollout_eval;
     e->destroy = free_self;
+    e->clone = rollout_clone;
     e->ctx = c;
+    return e;
+}
+
+/* The same rollouts from a stream of random numbers of its own (drawn from self's). */
+static mcts_evaluator *rollout_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    rollout_ctx *c = self->ctx;
+    mcts_evaluator *e = mcts_eval_rollout_new(c->rollouts, c->rng + ++c->copies);
+    if (!e) snprintf(err, errlen, "out of memory");
     return e;
 }
 
@@ -95,7 +106,7 @@ typedef struct {
     bool own;
     double lambda;
     int rollouts;
-    uint64_t rng;
+    uint64_t rng, copies;
     char name[96];
 } mix_ctx;
 
@@ -114,6 +125,17 @@ static void mix_destroy(mcts_evaluator *self) {
     if (c && c->own) mcts_evaluator_free(c->inner);
     free(c);
     free(self);
+}
+
+/* A copy of the inner evaluator, mixed the same way (rollouts from a stream of their own); NULL
+ * when the inner one cannot be copied. */
+static mcts_evaluator *mix_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    mix_ctx *c = self->ctx;
+    mcts_evaluator *inner = mcts_evaluator_clone(c->inner, err, errlen);
+    if (!inner) return NULL;
+    mcts_evaluator *e = mcts_eval_mix_new(inner, true, c->lambda, c->rollouts, c->rng + ++c->copies);
+    if (!e) snprintf(err, errlen, "out of memory");
+    return e;
 }
 
 mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda, int rollouts, uint64_t seed) {
@@ -135,6 +157,7 @@ mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda
     e->max_batch = inner->max_batch;
     e->evaluate = mix_eval;
     e->destroy = mix_destroy;
+    e->clone = mix_clone;
     e->ctx = c;
     return e;
 }

@@ -33,12 +33,14 @@ struct mcts_evaluator {
     int max_batch;            /* most items per evaluate() call; 0 = any */
     int (*evaluate)(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen);
     void (*destroy)(mcts_evaluator *self);   /* frees ctx and self; may be NULL (static object) */
-    /* Optional (NULL: cannot be copied): a new evaluator giving the same answers as self, with
-     * scratch of its own, so that another thread may call it while self is in use.  It shares
-     * nothing that either changes; free it with mcts_evaluator_free (before or after self).
-     * NULL with a message when out of memory.  PUCT gives each search thread one (puct.h). */
-    mcts_evaluator *(*clone)(mcts_evaluator *self, char *err, size_t errlen);
     void *ctx;
+    /* Optional (NULL: cannot be copied): a new evaluator giving the same answers as self (random
+     * rollouts: from a stream of their own), with scratch of its own, so that another thread may
+     * call it while self is in use; free it with mcts_evaluator_free.  Call it while no thread
+     * evaluates with self.  NULL with a message when out of memory.  The CPU network, the rollout
+     * and mix evaluators and training's live network (train/live_eval.h) have it; PUCT gives
+     * each search thread one (puct.h), self-play each evaluator thread. */
+    mcts_evaluator *(*clone)(mcts_evaluator *self, char *err, size_t errlen);
 };
 
 /* Evaluate n items (in chunks of max_batch).  Returns 0 or -1 with a message. */

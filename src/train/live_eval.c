@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LIVE_MAX_BATCH = 512 };
+enum { LIVE_MAX_BATCH = 512, LIVE_MAX_LANES = 64 };
 
-typedef struct {
+typedef struct live_ctx live_ctx;
+struct live_ctx {
     nn_infer *inf;              /* the CPU net: from the start, or since the GPU net failed */
     zz_cuda_infer *gpu;         /* the GPU net, or NULL */
     nn_precision prec;          /* the CPU net's convolutions */
@@ -28,7 +29,14 @@ typedef struct {
     float *logits, *values;
     char name[64];
     char backend[400];          /* which backend runs the net, and why */
-} live_ctx;
+    /* Lanes (clone): copies with nets of their own for other evaluating threads.  The first
+     * evaluator lists its lanes; publish stages the weights in each, the counts add them up.
+     * Lanes are made and freed while no thread evaluates or publishes. */
+    live_ctx *first;            /* a lane: the evaluator it was cloned from (NULL once that is freed) */
+    live_ctx *lanes[LIVE_MAX_LANES];
+    int nlanes;
+    long long lanes_gone_count, lanes_gone_calls;   /* counts of lanes already freed */
+};
 
 /* The CPU net over m in precision p.  NULL with a message. */
 static nn_infer *cpu_net(const nn_model *m, nn_precision p, char *err, size_t errlen) {
@@ -90,9 +98,22 @@ static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *e
     return 0;
 }
 
+/* Unlink c from its first evaluator (its counts kept there), and its own lanes from it. */
+static void unlink_lanes(live_ctx *c) {
+    live_ctx *f = c->first;
+    if (f) {
+        f->lanes_gone_count += atomic_load(&c->count);
+        f->lanes_gone_calls += atomic_load(&c->calls);
+        for (int i = 0; i < f->nlanes; i++)
+            if (f->lanes[i] == c) { f->lanes[i] = f->lanes[--f->nlanes]; break; }
+    }
+    for (int i = 0; i < c->nlanes; i++) c->lanes[i]->first = NULL;
+}
+
 static void live_destroy(mcts_evaluator *self) {
     live_ctx *c = self->ctx;
     if (c) {
+        unlink_lanes(c);
         nn_infer_free(c->inf);
         zz_cuda_infer_free(c->gpu);
         nn_model_free(c->staging);
@@ -104,6 +125,8 @@ static void live_destroy(mcts_evaluator *self) {
     }
     free(self);
 }
+
+static mcts_evaluator *live_clone(mcts_evaluator *self, char *err, size_t errlen);
 
 mcts_evaluator *tr_live_eval_new(const nn_model *m, int precision, char *err, size_t errlen) {
     mcts_evaluator *e = calloc(1, sizeof *e);
@@ -139,15 +162,42 @@ mcts_evaluator *tr_live_eval_new(const nn_model *m, int precision, char *err, si
     e->name = c->name;
     e->max_batch = LIVE_MAX_BATCH;
     e->evaluate = live_eval;
+    e->clone = live_clone;
     return e;
 }
 
-int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen) {
-    live_ctx *c = e->ctx;
+/* A lane: the same network on the weights self runs now, with a net of its own (evaluator.h). */
+static mcts_evaluator *live_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    live_ctx *c = self->ctx;
+    live_ctx *f = c->first ? c->first : c;              /* a lane of a lane joins the first */
+    if (f->nlanes >= LIVE_MAX_LANES) {
+        snprintf(err, errlen, "at most %d copies of the live network", LIVE_MAX_LANES);
+        return NULL;
+    }
+    mcts_evaluator *e = tr_live_eval_new(c->current, c->prec, err, errlen);
+    if (!e) return NULL;
+    live_ctx *k = e->ctx;
+    k->first = f;
+    f->lanes[f->nlanes++] = k;
+    return e;
+}
+
+/* Stage m in c unless c has not taken its previous weights yet.  1 staged, 0 busy, -1 error. */
+static int stage(live_ctx *c, const nn_model *m, char *err, size_t errlen) {
     if (atomic_load_explicit(&c->pending, memory_order_acquire)) return 0;
     if (nn_model_copy(c->staging, m, err, errlen) != 0) return -1;
     atomic_store_explicit(&c->pending, 1, memory_order_release);
     return 1;
+}
+
+int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen) {
+    live_ctx *c = e->ctx;
+    int all = stage(c, m, err, errlen);
+    for (int i = 0; all >= 0 && i < c->nlanes; i++) {
+        int r = stage(c->lanes[i], m, err, errlen);
+        all = r < 0 ? -1 : all && r;
+    }
+    return all;
 }
 
 long tr_live_eval_refreshes(mcts_evaluator *e) {
@@ -155,11 +205,17 @@ long tr_live_eval_refreshes(mcts_evaluator *e) {
 }
 
 long long tr_live_eval_count(mcts_evaluator *e) {
-    return atomic_load_explicit(&((live_ctx *)e->ctx)->count, memory_order_relaxed);
+    live_ctx *c = e->ctx;
+    long long n = atomic_load_explicit(&c->count, memory_order_relaxed) + c->lanes_gone_count;
+    for (int i = 0; i < c->nlanes; i++) n += atomic_load_explicit(&c->lanes[i]->count, memory_order_relaxed);
+    return n;
 }
 
 long long tr_live_eval_calls(mcts_evaluator *e) {
-    return atomic_load_explicit(&((live_ctx *)e->ctx)->calls, memory_order_relaxed);
+    live_ctx *c = e->ctx;
+    long long n = atomic_load_explicit(&c->calls, memory_order_relaxed) + c->lanes_gone_calls;
+    for (int i = 0; i < c->nlanes; i++) n += atomic_load_explicit(&c->lanes[i]->calls, memory_order_relaxed);
+    return n;
 }
 
 const char *tr_live_eval_backend(mcts_evaluator *e) { return ((live_ctx *)e->ctx)->backend; }

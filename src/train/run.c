@@ -583,10 +583,10 @@ static void loop_begin(run_ctx *x) {
     mt->status_every = mt->tty ? c->status_every : fmax(c->status_every, 30.0);
     mt->pl_ema = mt->vl_ema = NAN;
     if (c->quiet) return;
-    printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d sims (fast %d, full %.0f%%), "
-           "batch %d, ratio %.1f, window %d%s\n",
+    printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d evaluator thread%s, "
+           "%d sims (fast %d, full %.0f%%), batch %d, ratio %.1f, window %d%s\n",
            c->out, zz_board_get(c->sp.board)->rings, x->tr.model->cfg.blocks, x->tr.model->cfg.channels,
-           c->sp.games_in_flight, c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
+           c->sp.games_in_flight, c->sp.eval_threads, c->sp.eval_threads == 1 ? "" : "s", c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
            c->train_ratio, c->window, x->res->resumed ? " (resumed)" : "");
     if (x->res->resumed)
         printf("  resumed at step %ld, generation %d, %lld samples in %d-sample window (%lld ever)\n", x->st.steps,

@@ -1,5 +1,6 @@
 /* selfplay.c — the self-play scheduler (selfplay.h): games in flight, worker threads stepping their
- * trees, one shared batcher and its evaluator thread. */
+ * trees, one shared queue of leaves and the evaluator thread(s) serving it, each with its own copy
+ * of the evaluator. */
 #include "train/selfplay.h"
 #include "mcts/batcher.h"
 #include <pthread.h>
@@ -15,6 +16,7 @@ void tr_selfplay_config_default(tr_selfplay_config *c) {
     c->board = ZZ_B37;
     c->games_in_flight = 64;
     c->threads = 1;
+    c->eval_threads = 1;
     c->slots = 4;
     c->max_batch = 256;
     c->sims_full = 64;
@@ -70,13 +72,16 @@ typedef struct {
 struct tr_selfplay {
     tr_selfplay_config cfg;
     mcts_evaluator *ev;
-    mcts_batcher batcher;
+    mcts_batcher batcher;           /* evaluator thread 0's, owning the queue every worker submits to */
     int batcher_ok;
+    mcts_batcher *more;             /* evaluator threads 1..: the same queue, a copy of ev each */
+    mcts_evaluator **copies;
+    int nmore;                      /* set up so far */
     sp_game *games;
     int ngames;
     sp_worker *workers;
-    pthread_t eval_th;
-    int eval_started;
+    pthread_t *eval_th;             /* [eval_threads] */
+    int eval_started;               /* evaluator threads running */
     _Atomic int stop, hold, failed;
     _Atomic uint32_t gen;           /* stamped on every sample recorded (tr_selfplay_set_generation) */
     char err[256];
@@ -269,6 +274,14 @@ static void end_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
     play(sp, wk, g, m);
 }
 
+/* The batcher of an evaluator thread that failed (its err says why), or NULL. */
+static const mcts_batcher *failed_batcher(tr_selfplay *sp) {
+    if (atomic_load(&sp->batcher.failed)) return &sp->batcher;
+    for (int i = 0; i < sp->nmore; i++)
+        if (atomic_load(&sp->more[i].failed)) return &sp->more[i];
+    return NULL;
+}
+
 /* One pass over game g.  Returns whether anything happened. */
 static bool service(tr_selfplay *sp, sp_worker *wk, sp_game *g, bool stopping, bool held) {
     bool progress = false;
@@ -281,7 +294,8 @@ static bool service(tr_selfplay *sp, sp_worker *wk, sp_game *g, bool stopping, b
         } else if (st == MCTS_REQ_FAILED) {
             mcts_puct_abandon(g->w, r);
             atomic_fetch_add_explicit(&wk->abandoned, 1, memory_order_relaxed);
-            set_error(sp, sp->batcher.err[0] ? sp->batcher.err : "evaluator failed");
+            const mcts_batcher *b = failed_batcher(sp);
+            set_error(sp, b ? b->err : "evaluator failed");
         } else { i++; continue; }
         g->inflight[i] = g->inflight[--g->ninflight];
         progress = true;
@@ -422,15 +436,38 @@ static void *teacher_main(void *arg) {
 }
 
 static void *eval_main(void *arg) {
-    tr_selfplay *sp = arg;
-    mcts_batcher_run(&sp->batcher);
+    mcts_batcher_run(arg);
     return NULL;
 }
 
+/* Evaluator threads 1..eval_threads-1: a copy of ev and a batcher on the shared queue each.
+ * 0, or -1 with a message (ev cannot be copied, out of memory). */
+static int more_evaluators(tr_selfplay *sp, char *err, size_t errlen) {
+    int n = sp->cfg.eval_threads - 1;
+    sp->eval_th = calloc((size_t)n + 1, sizeof *sp->eval_th);
+    if (n <= 0 || sp->cfg.teacher_iters > 0) return sp->eval_th ? 0 : -1;
+    sp->more = calloc((size_t)n, sizeof *sp->more);
+    sp->copies = calloc((size_t)n, sizeof *sp->copies);
+    if (!sp->eval_th || !sp->more || !sp->copies) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (; sp->nmore < n; sp->nmore++) {
+        char why[256];
+        mcts_evaluator *c = mcts_evaluator_clone(sp->ev, why, sizeof why);
+        if (!c) { snprintf(err, errlen, "evaluator thread %d: %s", sp->nmore + 1, why); return -1; }
+        if (mcts_batcher_init_shared(&sp->more[sp->nmore], c, sp->cfg.max_batch, &sp->batcher) != 0) {
+            mcts_evaluator_free(c);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        sp->copies[sp->nmore] = c;
+    }
+    return 0;
+}
+
 tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
-    if (cfg->games_in_flight < 1 || cfg->threads < 1 || cfg->slots < 1 || cfg->max_batch < 1 ||
+    if (cfg->games_in_flight < 1 || cfg->threads < 1 || cfg->eval_threads < 1 || cfg->slots < 1 || cfg->max_batch < 1 ||
         cfg->sims_full < 1 || cfg->sims_fast < 1) {
-        snprintf(err, errlen, "bad self-play configuration (games, threads, slots, batch and simulations must be positive)");
+        snprintf(err, errlen, "bad self-play configuration (games, threads, evaluator threads, slots, batch and "
+                 "simulations must be positive)");
         return NULL;
     }
     tr_selfplay *sp = calloc(1, sizeof *sp);
@@ -443,6 +480,11 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     size_t qcap = (size_t)sp->ngames * (size_t)cfg->slots + 64;
     if (mcts_batcher_init(&sp->batcher, ev, cfg->max_batch, qcap) != 0) goto oom;
     sp->batcher_ok = 1;
+    if (more_evaluators(sp, err, errlen) != 0) {
+        if (!sp->eval_th) snprintf(err, errlen, "out of memory");
+        tr_selfplay_free(sp);
+        return NULL;
+    }
     sp->games = calloc((size_t)sp->ngames, sizeof *sp->games);
     sp->workers = aligned_alloc(64, ((size_t)sp->cfg.threads * sizeof *sp->workers + 63) / 64 * 64);
     if (!sp->games || !sp->workers) goto oom;
@@ -499,14 +541,20 @@ static int start_workers(tr_selfplay *sp, void *(*body)(void *), char *err, size
     return 0;
 }
 
+/* Evaluator thread i's batcher. */
+static mcts_batcher *batcher_of(tr_selfplay *sp, int i) { return i == 0 ? &sp->batcher : &sp->more[i - 1]; }
+
 int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen) {
-    atomic_store(&sp->batcher.stop, 0);
+    for (int i = 0; i <= sp->nmore; i++) atomic_store(&batcher_of(sp, i)->stop, 0);
     if (sp->cfg.teacher_iters > 0) return start_workers(sp, teacher_main, err, errlen);   /* no network */
-    if (pthread_create(&sp->eval_th, NULL, eval_main, sp) != 0) {
-        snprintf(err, errlen, "cannot start the evaluator thread");
-        return -1;
+    for (int i = 0; i <= sp->nmore; i++) {
+        if (pthread_create(&sp->eval_th[i], NULL, eval_main, batcher_of(sp, i)) != 0) {
+            snprintf(err, errlen, "cannot start evaluator thread %d", i);
+            tr_selfplay_stop(sp);
+            return -1;
+        }
+        sp->eval_started++;
     }
-    sp->eval_started = 1;
     return start_workers(sp, worker_main, err, errlen);
 }
 
@@ -536,9 +584,12 @@ void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st) {
         st->collisions += atomic_load_explicit(&wk->collisions, memory_order_relaxed);
         st->moves += atomic_load_explicit(&wk->moves_played, memory_order_relaxed);
     }
-    /* plain counters of the evaluator thread: read only once it has stopped */
-    st->evals = sp->eval_started ? -1 : (long long)sp->batcher.evals;
-    st->batches = sp->eval_started ? -1 : (long long)sp->batcher.batches;
+    /* plain counters of the evaluator threads: read only once they have stopped */
+    st->evals = st->batches = sp->eval_started ? -1 : 0;
+    for (int i = 0; !sp->eval_started && i <= sp->nmore; i++) {
+        st->evals += (long long)batcher_of(sp, i)->evals;
+        st->batches += (long long)batcher_of(sp, i)->batches;
+    }
 }
 
 const char *tr_selfplay_error(tr_selfplay *sp) {
@@ -550,12 +601,13 @@ void tr_selfplay_stop(tr_selfplay *sp) {
     for (int t = 0; t < sp->cfg.threads; t++)
         if (sp->workers[t].started) { pthread_join(sp->workers[t].th, NULL); sp->workers[t].started = 0; }
     if (sp->eval_started) {
-        atomic_store(&sp->batcher.stop, 1);
-        pthread_join(sp->eval_th, NULL);
+        for (int i = 0; i < sp->eval_started; i++) atomic_store(&batcher_of(sp, i)->stop, 1);
+        for (int i = 0; i < sp->eval_started; i++) pthread_join(sp->eval_th[i], NULL);
         sp->eval_started = 0;
         while (mcts_batcher_serve(&sp->batcher) > 0) {}   /* nothing can be left; be certain */
     }
-    if (atomic_load(&sp->batcher.failed) && !atomic_load(&sp->failed)) set_error(sp, sp->batcher.err);
+    const mcts_batcher *b = failed_batcher(sp);
+    if (b && !atomic_load(&sp->failed)) set_error(sp, b->err);
 }
 
 void tr_selfplay_free(tr_selfplay *sp) {
@@ -576,6 +628,13 @@ void tr_selfplay_free(tr_selfplay *sp) {
     free(sp->workers);
     tr_game *g = sp->done_head;
     while (g) { tr_game *n = g->next; tr_game_free(g); g = n; }
+    for (int i = 0; i < sp->nmore; i++) {
+        mcts_batcher_free(&sp->more[i]);
+        mcts_evaluator_free(sp->copies[i]);
+    }
+    free(sp->more);
+    free(sp->copies);
+    free(sp->eval_th);
     if (sp->batcher_ok) mcts_batcher_free(&sp->batcher);
     pthread_mutex_destroy(&sp->mu);
     free(sp);

@@ -1,14 +1,15 @@
 /* selfplay.h — the self-play scheduler: many games in flight at once, each with its own PUCT tree,
- * stepped by a few worker threads that submit leaves to one shared batcher served by one
- * evaluator thread.
+ * stepped by a few worker threads that submit leaves to one shared queue served by one or more
+ * evaluator threads (eval_threads), each with its own copy of the evaluator.
  *
  * Threads.  Game g belongs to worker g % threads for its whole life, so a tree is only ever
  * touched by one thread (no lock on a tree).  A worker loops over its games: it finishes the
  * requests the evaluator has answered (acquire load of the request state), starts new
  * simulations (mcts_puct_step) and submits their leaves to the batcher's lock-free queue, and
  * moves on to its next game whenever one is waiting; when a game's search reaches its budget and
- * nothing of it is in flight, it plays the move.  The evaluator thread runs mcts_batcher_run:
- * it evaluates whatever is queued, never waiting for a full batch.  The only lock is the mutex
+ * nothing of it is in flight, it plays the move.  Each evaluator thread runs mcts_batcher_run on
+ * the one queue: it evaluates whatever is queued, never waiting for a full batch (on a CPU the
+ * network is most of the work, so a second evaluator thread puts a second core on it).  The only lock is the mutex
  * guarding the list of finished games (once per game, never in the search).
  *
  * Per move: a full search (probability full_prob, Dirichlet noise at the root) or a fast one
@@ -24,7 +25,7 @@
  * visits are the policy targets, its root value feeds the value target (q_target).
  *
  * Every request submitted is answered exactly once: stopping (tr_selfplay_stop) lets the workers
- * finish everything in flight before the evaluator thread stops. */
+ * finish everything in flight before the evaluator threads stop. */
 #ifndef TR_SELFPLAY_H
 #define TR_SELFPLAY_H
 
@@ -35,7 +36,9 @@
 typedef struct {
     zz_board_kind board;
     int games_in_flight;       /* games played at once */
-    int threads;               /* worker threads (the evaluator thread comes on top) */
+    int threads;               /* worker threads (the evaluator threads come on top) */
+    int eval_threads;          /* evaluator threads, each with its own copy of the evaluator
+                                  (evaluator.h: clone), serving one queue (default 1) */
     int slots;                 /* leaves in flight per game */
     int max_batch;             /* evaluator batch at most */
     int sims_full, sims_fast;
@@ -89,7 +92,8 @@ typedef struct {
 
 typedef struct tr_selfplay tr_selfplay;
 
-/* Build the scheduler over evaluator ev (borrowed).  NULL with a message. */
+/* Build the scheduler over evaluator ev (borrowed; copied for evaluator threads beyond the first,
+ * which needs ev->clone).  NULL with a message. */
 tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, char *err, size_t errlen);
 /* Start the worker and evaluator threads.  0, or -1 with a message. */
 int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen);
