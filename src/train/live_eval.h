@@ -8,7 +8,8 @@
  * once, and a refresh always happens between two evaluator batches.  The evaluating thread keeps
  * the weights it runs (the staging model becomes its own at a refresh, and its old one the next
  * staging model), so when the GPU net fails (a launch failure, a lost context) it goes on with the
- * CPU net on those same weights, for good, with a warning on stderr. */
+ * CPU net on those same weights, for good, with a warning on stderr.  A lane (clone) has all of
+ * this of its own; it is made and freed while no thread evaluates or publishes. */
 #ifndef TR_LIVE_EVAL_H
 #define TR_LIVE_EVAL_H
 
@@ -19,8 +20,10 @@
  * nn/infer.h: float, or int8 / bf16 where the CPU has them; every refresh packs them again; the
  * GPU net is float).  NULL with a message (also when the CPU lacks the precision). */
 mcts_evaluator *tr_live_eval_new(const nn_model *m, int precision, char *err, size_t errlen);
-/* Offer new weights (same architecture).  Returns 1 when they were staged, 0 when the previous
- * offer has not been taken yet (try again later), -1 with a message on error. */
+/* Offer new weights (same architecture) to e and its lanes (the copies mcts_evaluator_clone made
+ * for other evaluating threads: each has a net of its own).  Returns 1 when they were staged in
+ * every one, 0 when one had not taken the previous offer yet (try again later: those that had
+ * take these), -1 with a message on error.  The counts below add up e's lanes, also freed ones. */
 int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen);
 /* Weight refreshes the evaluator has applied so far. */
 long tr_live_eval_refreshes(mcts_evaluator *e);
