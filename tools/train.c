@@ -8,6 +8,7 @@
 #include "train/run.h"
 #include "cuda/backend.h"
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,9 @@ static void usage(FILE *f) {
             "  --sims N             simulations of a full search (default 64; fast = N/4)\n"
             "  --games-in-flight N  self-play games at once (default 64)\n"
             "  --threads N          self-play worker threads (default 1; the evaluator threads come on top)\n"
-            "  --eval-threads N     self-play evaluator threads, a copy of the network each (default %d)\n"
+            "  --eval-threads N     self-play evaluator threads, a copy of the network each (default 2 on\n"
+            "                       a CPU with 2 or more cores: x1.5 positions/s on 2 cores; 1 with a GPU\n"
+            "                       or --mpi)\n"
             "  --lr X               learning rate (default 0.02)\n"
             "  --lr-tail F          the last F of the session (of --minutes, else of --steps) trains\n"
             "                       at lr x --lr-tail-factor (default %.2g; 0 = constant lr)\n"
@@ -70,7 +73,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.sp.eval_threads, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
+            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
 }
 
 static int fail(const char *what, const char *why) {
@@ -169,7 +172,8 @@ int main(int argc, char **argv) {
     int sims = 0, mpi = 0, mpi_status = 0;
     /* With a usable GPU the self-play network runs there (src/cuda): a larger default. */
     char backend[160];
-    if (zz_cuda_select(backend, sizeof backend)) {
+    bool gpu = zz_cuda_select(backend, sizeof backend);
+    if (gpu) {
         c.blocks = 6;
         c.channels = 64;
         c.sp.games_in_flight = 512;
@@ -179,12 +183,17 @@ int main(int argc, char **argv) {
         c.sp.threads = cores > 2 ? (int)cores - 2 : 1;
         snprintf(c.out, sizeof c.out, "runs/gpu");
     }
+    c.sp.eval_threads = 0;          /* not given yet: chosen after the options */
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) { usage(stdout); return 0; }
         int r = option(argc, argv, &i, &c, &sims, &mpi);
         if (r < 0) return 2;
         if (r == 0) return cli_unknown(TOOL, argv[i]);
     }
+    /* On a CPU the network is most of self-play's work: a second evaluator thread puts a second
+     * core on it (src/train/README.md).  A GPU batches for one; MPI ranks share their machine. */
+    if (c.sp.eval_threads == 0)
+        c.sp.eval_threads = !gpu && !mpi && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     if (c.require_run && c.fresh)
         return cli_bad(TOOL, "--resume", "contradicts --fresh (--resume continues the run in --out, --fresh deletes it)");
     if (sims) {
