@@ -150,3 +150,20 @@ void th_perturb_model(nn_model *m, uint64_t *rng) {
         }
     }
 }
+
+bool th_same_answers(mcts_evaluator *a, mcts_evaluator *b, zz_board_kind board, int plies, uint64_t seed) {
+    char err[256];
+    zz_pos p;
+    zz_pos_init(&p, board);
+    bool same = true;
+    for (int k = 0; k < plies && !zz_over(&p); k++) {
+        zz_move mv[ZZ_MAX_MOVES];
+        float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
+        int n = zz_gen_moves(&p, mv);
+        mcts_eval_item ia = { &p, mv, n, pa, 0 }, ib = { &p, mv, n, pb, 0 };
+        ck_assert_msg(!mcts_evaluate(a, &ia, 1, err, sizeof err) && !mcts_evaluate(b, &ib, 1, err, sizeof err), "%s", err);
+        same &= ia.value == ib.value && !memcmp(pa, pb, (size_t)n * sizeof *pa);
+        zz_apply(&p, zz_random_move(&p, &seed), NULL);
+    }
+    return same;
+}

@@ -5,6 +5,7 @@
 #define ZZ_TEST_HELPERS_H
 
 #include "game/notation.h"
+#include "mcts/evaluator.h"
 #include "nn/model.h"
 #include <check.h>
 
@@ -23,6 +24,11 @@ int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies);
 const char *th_archive_dir(void);
 /* True when m is in the list. */
 bool th_in_list(const zz_move *list, int n, zz_move m);
+
+/* Whether evaluators a and b give the same priors and values, bit for bit, on the positions of a
+ * random game of `plies` plies on board (its start included; the game from seed).  An evaluation
+ * that fails fails the test. */
+bool th_same_answers(mcts_evaluator *a, mcts_evaluator *b, zz_board_kind board, int plies, uint64_t seed);
 
 /* A run's random seed: ZZ_TEST_SEED=<n> when set (to repeat a run), else fresh (time, pid); never 0. */
 uint64_t th_seed(void);

@@ -514,7 +514,7 @@ START_TEST(puct_builtin_evaluators) {
 END_TEST
 
 /* A copy of the network evaluator answers exactly as the original, in every precision this CPU
- * has (the copy keeps the original's), for the start and a later position. */
+ * has (the copy keeps the original's), on the positions of a random game. */
 static void assert_copy_answers_alike(mcts_evaluator *ev) {
     static const char *precisions[] = { "f32", "bf16", "int8" };
     char err[256];
@@ -523,19 +523,7 @@ static void assert_copy_answers_alike(mcts_evaluator *ev) {
         mcts_evaluator *copy = mcts_evaluator_clone(ev, err, sizeof err);
         ck_assert_msg(copy != NULL, "%s", err);
         ck_assert_str_eq(copy->name, ev->name);
-        zz_pos p[2];
-        zz_pos_init(&p[0], ZZ_B37);
-        th_build(&p[1], ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
-        for (int i = 0; i < 2; i++) {
-            zz_move mv[ZZ_MAX_MOVES];
-            float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
-            int n = zz_gen_moves(&p[i], mv);
-            mcts_eval_item a = { &p[i], mv, n, pa, 0 }, b = { &p[i], mv, n, pb, 0 };
-            ck_assert_int_eq(mcts_evaluate(ev, &a, 1, err, sizeof err), 0);
-            ck_assert_int_eq(mcts_evaluate(copy, &b, 1, err, sizeof err), 0);
-            ck_assert(a.value == b.value);
-            ck_assert(memcmp(pa, pb, (size_t)n * sizeof *pa) == 0);
-        }
+        ck_assert(th_same_answers(ev, copy, ZZ_B37, 8, 3));
         mcts_evaluator_free(copy);
     }
     mcts_eval_nn_set_precision(ev, nn_precision_name(nn_precision_default()), err, sizeof err);

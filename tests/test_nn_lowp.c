@@ -429,25 +429,6 @@ START_TEST(int8_kernel_equals_twin)
 }
 END_TEST
 
-/* The priors and values of evaluators a and b on the same positions are equal, bit for bit. */
-static void same_answers(mcts_evaluator *a, mcts_evaluator *b, const char *what)
-{
-    char err[256];
-    zz_pos p;
-    zz_pos_init(&p, ZZ_B37);
-    uint64_t rng = seed0 ^ 0x11fe;
-    for (int k = 0; k < 12 && !zz_over(&p); k++) {
-        zz_move mv[ZZ_MAX_MOVES];
-        float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
-        int n = zz_gen_moves(&p, mv);
-        mcts_eval_item ia = { &p, mv, n, pa, 0 }, ib = { &p, mv, n, pb, 0 };
-        ck_assert_msg(!mcts_evaluate(a, &ia, 1, err, sizeof err) && !mcts_evaluate(b, &ib, 1, err, sizeof err), "%s", err);
-        TH_CHECK(ia.value == ib.value && !memcmp(pa, pb, (size_t)n * sizeof *pa), "%s, ply %d: values %g and %g", what,
-                 p.ply, ia.value, ib.value);
-        zz_apply(&p, zz_random_move(&p, &rng), NULL);
-    }
-}
-
 START_TEST(selfplay_net_in_int8)
 {
     if (!nn_int8_available()) {
@@ -463,7 +444,7 @@ START_TEST(selfplay_net_in_int8)
     mcts_evaluator *player = mcts_eval_nn_new("weights/zertz37.ckpt", err, sizeof err);
     ck_assert_msg(live && player && !mcts_eval_nn_set_precision(player, "int8", err, sizeof err), "%s", err);
     ck_assert_msg(strstr(tr_live_eval_backend(live), "int8"), "%s", tr_live_eval_backend(live));
-    same_answers(live, player, "the shipped weights");
+    TH_CHECK(th_same_answers(live, player, ZZ_B37, 12, seed0 ^ 0x11fe), "the shipped weights: answers differ");
     for (size_t i = 0; i < nn_model_nparams(m); i++)       /* the trainer moves the weights */
         nn_buf_set(m, m->param, i, nn_buf_get(m, m->param, i) * (1.0 + 0.05 * (double)(i % 7) / 7.0));
     ck_assert_int_eq(tr_live_eval_publish(live, m, err, sizeof err), 1);
@@ -473,7 +454,7 @@ START_TEST(selfplay_net_in_int8)
     ck_assert_msg(!nn_checkpoint_save(path, m, step, false, err, sizeof err), "%s", err);
     mcts_evaluator *moved = mcts_eval_nn_new(path, err, sizeof err);
     ck_assert_msg(moved && !mcts_eval_nn_set_precision(moved, "int8", err, sizeof err), "%s", err);
-    same_answers(live, moved, "published weights");
+    TH_CHECK(th_same_answers(live, moved, ZZ_B37, 12, seed0 ^ 0x11fe), "published weights: answers differ");
     ck_assert_int_eq(tr_live_eval_refreshes(live), 1);
     mcts_evaluator_free(moved), mcts_evaluator_free(player), mcts_evaluator_free(live);
     remove(path);

@@ -172,26 +172,6 @@ START_TEST(every_request_answered_once) {
 }
 END_TEST
 
-/* Values and priors of a and b on a few positions of a random game, equal bit for bit (want_equal)
- * or not all equal. */
-static void live_compare(mcts_evaluator *a, mcts_evaluator *b, bool want_equal) {
-    char err[256];
-    zz_pos p;
-    zz_pos_init(&p, ZZ_B37);
-    uint64_t rng = 7;
-    bool all_equal = true;
-    for (int k = 0; k < 8 && !zz_over(&p); k++) {
-        zz_move mv[ZZ_MAX_MOVES];
-        float pa[ZZ_MAX_MOVES], pb[ZZ_MAX_MOVES];
-        int n = zz_gen_moves(&p, mv);
-        mcts_eval_item ia = { &p, mv, n, pa, 0 }, ib = { &p, mv, n, pb, 0 };
-        ck_assert_msg(!mcts_evaluate(a, &ia, 1, err, sizeof err) && !mcts_evaluate(b, &ib, 1, err, sizeof err), "%s", err);
-        all_equal &= ia.value == ib.value && !memcmp(pa, pb, (size_t)n * sizeof *pa);
-        zz_apply(&p, zz_random_move(&p, &rng), NULL);
-    }
-    ck_assert_msg(all_equal == want_equal, "answers %s", want_equal ? "differ" : "all equal");
-}
-
 /* Training's live network copied for a second evaluator thread (a lane): the same answers; a
  * publish reaches every lane, and counts as staged only once every lane has taken the previous
  * weights; the counts add up, also after a lane is freed; lanes and the first free in any order. */
@@ -211,15 +191,15 @@ START_TEST(live_network_lanes) {
     ck_assert_msg(lane, "%s", err);
     mcts_evaluator *lane2 = mcts_evaluator_clone(lane, err, sizeof err);       /* joins the first */
     ck_assert_msg(lane2, "%s", err);
-    live_compare(first, lane, true);
+    ck_assert(th_same_answers(first, lane, ZZ_B37, 8, 7));
     mcts_evaluator *before = tr_live_eval_new(m, 0, err, sizeof err);
     th_perturb_model(m, &rng);                                                 /* the trainer moves on */
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* not taken yet */
-    live_compare(first, before, false);                                        /* first takes them */
+    ck_assert(!th_same_answers(first, before, ZZ_B37, 8, 7));                                        /* first takes them */
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* the lanes have not */
-    live_compare(lane, first, true);
-    live_compare(lane2, first, true);
+    ck_assert(th_same_answers(lane, first, ZZ_B37, 8, 7));
+    ck_assert(th_same_answers(lane2, first, ZZ_B37, 8, 7));
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
     long long count = tr_live_eval_count(first), calls = tr_live_eval_calls(first);
     ck_assert_int_gt(count, 0);
@@ -228,7 +208,7 @@ START_TEST(live_network_lanes) {
     ck_assert_int_eq(tr_live_eval_calls(first), calls);
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* staged, not taken yet */
     mcts_evaluator_free(first);                                                /* before its lane */
-    live_compare(lane2, lane2, true);                                          /* still works alone */
+    ck_assert(th_same_answers(lane2, lane2, ZZ_B37, 8, 7));                                          /* still works alone */
     mcts_evaluator_free(lane2);
     mcts_evaluator_free(before);
     nn_model_free(m);
