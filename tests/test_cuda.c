@@ -701,7 +701,12 @@ int main(void)
         tcase_add_test(tc, infer_matches_cpu);
         tcase_add_test(tc, checkpoint_evaluators_agree);
         tcase_add_test(tc, graphs_recaptured_after_growth);
-        tcase_add_test(tc, failures_leave_the_gpu_usable);
+        /* its own case: injected launch failures are API errors that compute-sanitizer reports, so
+           gpu_report.sh runs this case under memcheck with --report-api-errors no (CK_RUN_CASE=failures) */
+        TCase *tf = tcase_create("failures");
+        tcase_set_timeout(tf, 300);
+        tcase_add_test(tf, failures_leave_the_gpu_usable);
+        suite_add_tcase(suite, tf);
         /* its own case, to run alone: CK_RUN_CASE=threads (gpu_report.sh, under compute-sanitizer) */
         TCase *tt = tcase_create("threads");
         tcase_set_timeout(tt, 300);

@@ -23,11 +23,12 @@ static int port;
 static atomic_int busy_stop;
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench_serve [--requests N] [--sims N]\n"
+    fprintf(f, "usage: bench_serve [--requests N] [--sims N] [--gpu]\n"
                "The web server's latency while an engine searches, and a review through the API\n"
                "against the same review called directly.\n"
                "  --requests N   requests timed per row, 10..100000 (default 300)\n"
                "  --sims N       simulations per position of the review, 1..1000000 (default 2000)\n"
+               "  --gpu          say that there is no GPU part (for make bench-gpu) and exit 0\n"
                "  -h, --help     this text\n");
 }
 
@@ -133,6 +134,7 @@ int main(int argc, char **argv) {
         if (cli_is_help(argv[i])) { usage(stdout); return 0; }
         else if (!strcmp(argv[i], "--requests")) { if (!cli_int_opt(TOOL, argc, argv, &i, 10, 100000, &n)) return 2; }
         else if (!strcmp(argv[i], "--sims")) { if (!cli_u64_opt(TOOL, argc, argv, &i, 1000000, &sims)) return 2; }
+        else if (!strcmp(argv[i], "--gpu")) { printf("bench_serve: no GPU part (the server's engine runs on the CPU)\n"); return 0; }
         else return cli_unknown(TOOL, argv[i]);
     }
     if (sims == 0) return cli_bad(TOOL, "--sims", "at least 1");

@@ -6,7 +6,10 @@
  * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
  * the network on the GPU, more games in flight).
  *
- *   bench_train [--seconds S] [--gpu]
+ *   bench_train [--seconds S] [--gpu] [--games N] [--threads N] [--eval-threads N] [--batch N]
+ *
+ * The last four override the scheduler's settings in every row (to find the GPU's best: how many
+ * games in flight and search threads keep the network's batches full).
  *
  * Bad usage: "zertz: bench_train: OPTION: WHY", exit status 2 (tools/cli.h). */
 #include "cli.h"
@@ -65,21 +68,33 @@ static int bench(const char *label, int blocks, int channels, const tr_run_confi
     return 0;
 }
 
+static void usage(void) {
+    printf("usage: bench_train [--seconds S] [--gpu] [--games N] [--threads N] [--eval-threads N] [--batch N]\n"
+           "Self-play speed (positions/s, network evaluations/s, mean batch) with an untrained network.\n"
+           "  --seconds S        seconds per configuration, 0.1..3600 (default 10)\n"
+           "  --gpu              the network on the GPU, 512 games in flight (skipped without a GPU)\n"
+           "  --games N          games in flight, 1..65536 (default 64; 512 with --gpu)\n"
+           "  --threads N        search threads, 1..1024 (default tools/train's; 4 with --gpu)\n"
+           "  --eval-threads N   evaluator threads, 1..64 (default 1; the CPU rows add 2)\n"
+           "  --batch N          evaluator batch at most, 1..1024 (default 256)\n"
+           "  -h, --help         this text\n");
+}
+
 int main(int argc, char **argv) {
     nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
     double seconds = 10;
     bool gpu = false;
+    int games = 0, threads = 0, eval_threads = 0, batch = 0;      /* 0: the default */
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--gpu")) gpu = true;
-        else if (!strcmp(argv[i], "--seconds")) { if (!cli_double_opt("bench_train", argc, argv, &i, 0.1, 3600, &seconds)) return 2; }
-        else if (cli_is_help(argv[i])) {
-            printf("usage: bench_train [--seconds S] [--gpu]\n"
-                   "Self-play speed (positions/s, network evaluations/s, mean batch) with an untrained network.\n"
-                   "  --seconds S   seconds per configuration, 0.1..3600 (default 10)\n"
-                   "  --gpu         the network on the GPU, 512 games in flight (skipped without a GPU)\n"
-                   "  -h, --help    this text\n");
-            return 0;
-        } else return cli_unknown("bench_train", argv[i]);
+        const char *a = argv[i];
+        if (!strcmp(a, "--gpu")) gpu = true;
+        else if (!strcmp(a, "--seconds")) { if (!cli_double_opt("bench_train", argc, argv, &i, 0.1, 3600, &seconds)) return 2; }
+        else if (!strcmp(a, "--games")) { if (!cli_int_opt("bench_train", argc, argv, &i, 1, 65536, &games)) return 2; }
+        else if (!strcmp(a, "--threads")) { if (!cli_int_opt("bench_train", argc, argv, &i, 1, 1024, &threads)) return 2; }
+        else if (!strcmp(a, "--eval-threads")) { if (!cli_int_opt("bench_train", argc, argv, &i, 1, 64, &eval_threads)) return 2; }
+        else if (!strcmp(a, "--batch")) { if (!cli_int_opt("bench_train", argc, argv, &i, 1, 1024, &batch)) return 2; }
+        else if (cli_is_help(a)) { usage(); return 0; }
+        else return cli_unknown("bench_train", a);
     }
     /* The self-play network runs on the GPU whenever zz_cuda_select() says so (ZZ_BACKEND=cpu
      * refuses it): without --gpu, force the CPU; with --gpu, require the GPU. */
@@ -93,14 +108,21 @@ int main(int argc, char **argv) {
     tr_run_config_default(&rc);
     rc.sp.resign_value = 0;          /* measure whole games */
     if (gpu) { rc.sp.games_in_flight = 512; rc.sp.threads = 4; }
-    printf("self-play speed, %s, untrained network, %.0f s each: tools/bench_train --seconds %g%s\n",
-           gpu ? "GPU" : "CPU", seconds, seconds, gpu ? " --gpu" : "");
+    if (games) rc.sp.games_in_flight = games;
+    if (threads) rc.sp.threads = threads;
+    if (eval_threads) rc.sp.eval_threads = eval_threads;
+    if (batch) rc.sp.max_batch = batch;
+    bool fixed_eval = eval_threads != 0;
+    printf("self-play speed, %s, untrained network, %.0f s each:", gpu ? "GPU" : "CPU", seconds);
+    for (int i = 0; i < argc; i++) printf(" %s", i ? argv[i] : "tools/bench_train");
+    printf("\n%d games in flight, %d search threads, %d evaluator thread(s), batch at most %d\n",
+           rc.sp.games_in_flight, rc.sp.threads, rc.sp.eval_threads, rc.sp.max_batch);
     printf("| %-22s | %-8s | %5s | %4s | %8s | %8s | %6s | %6s |\n", "config", "net", "games", "sims", "pos/s", "evals/s",
            "batch", "done");
     printf("|------------------------|----------|-------|------|----------|----------|--------|--------|\n");
     if (bench(gpu ? "train default" : "train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     if (bench("default net", 0, 0, &rc, seconds) != 0) return 1;
-    if (gpu) return 0;
+    if (gpu || fixed_eval) return 0;
     rc.sp.eval_threads = 2;                    /* tools/train --eval-threads 2 */
     if (bench("train default, 2 eval", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     rc.sp.eval_threads = 1;

@@ -5,9 +5,10 @@
 # --gpu, and a short make train on the GPU that resumes once.  test_cuda's two-thread case (the
 # self-play network and the trainer on the GPU at once: CK_RUN_CASE=threads) runs apart: five
 # seeds in step 02, and under memcheck and racecheck in step 03, beside the rest of test_cuda
-# (CK_RUN_CASE=cuda), so that no case runs twice under the sanitizers.
+# (CK_RUN_CASE=cuda), so that no case runs twice under the sanitizers; the injected-failure case
+# runs under memcheck with API-error reports off (see sanitize below).
 #
-# Every step runs under its own time limit, and the whole report stays inside BUDGET_S (default
+# ONLY="01 03" runs just those steps (a rerun after a fix).  Every step runs under its own time limit, and the whole report stays inside BUDGET_S (default
 # 540 s: the device tool allows 600 s a command); a step that fails is recorded and the next one
 # runs; a step that would start with too little time left is recorded as not run.  OUT gets
 # summary.txt and one log per step: at most 8 files, each cut to its last 4 MiB, so that all of it
@@ -32,6 +33,7 @@ step() {
     local n=$1 name=$2 limit=$3
     shift 3
     local log=$out/$n-$name.log rest
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $n "* ]]; then say "skipped  $n $name: not in ONLY=\"$ONLY\""; return; fi
     rest=$(left)
     if [ "$rest" -lt 20 ]; then say "NOT RUN  $n $name: only ${rest}s of the budget left"; return; fi
     [ "$limit" -gt "$rest" ] && limit=$rest
@@ -55,6 +57,24 @@ else
     say "!!! NO GPU FOUND (nvidia-smi lists none): only the build runs; every GPU step below is NOT RUN !!!"
 fi
 
+# sanitize: compute-sanitizer memcheck and racecheck over test_cuda's cases and test_cuda_train.
+# The "failures" case injects failed launches on purpose: those are API errors that the sanitizer
+# reports, so that case runs under memcheck alone with --report-api-errors no (its recovery paths
+# are still checked for bad memory accesses; the test itself checks every returned error).
+sanitize() {
+    local spec c t k extra
+    for spec in cuda:test_cuda threads:test_cuda failures:test_cuda :test_cuda_train; do
+        c=${spec%%:*}; t=${spec#*:}
+        for k in memcheck racecheck; do
+            extra=""
+            if [ "$c" = failures ]; then [ $k = memcheck ] || continue; extra="--report-api-errors no"; fi
+            echo "== compute-sanitizer --tool $k $extra $t ${c:+(CK_RUN_CASE=$c)}"
+            env CK_FORK=no ${c:+CK_RUN_CASE=$c} compute-sanitizer --tool $k $extra --error-exitcode 3 build/tests/$t || return 3
+        done
+    done
+}
+export -f sanitize
+
 step 01 build 240 "make -j$jobs NO_APT=1 all build/tests/test_cuda build/tests/test_cuda_train"
 gpu_steps="02 suites, 03 sanitizer, 04 lab, 05 bench-gpu, 06 bench-train, 07 train"
 if [ -z "$gpu" ]; then
@@ -63,10 +83,10 @@ if [ -z "$gpu" ]; then
     exit 0
 fi
 step 02 suites 100 "build/tests/test_cuda && build/tests/test_cuda_train && for s in 1 2 3 4 5; do echo \"== two threads, seed \$s\"; CK_RUN_CASE=threads ZZ_TEST_SEED=\$s build/tests/test_cuda || exit 1; done"
-step 03 sanitizer 150 "for ct in cuda:test_cuda threads:test_cuda :test_cuda_train; do c=\${ct%%:*}; t=\${ct#*:}; for k in memcheck racecheck; do echo \"== compute-sanitizer --tool \$k \$t \${c:+(CK_RUN_CASE=\$c)}\"; env CK_FORK=no \${c:+CK_RUN_CASE=\$c} compute-sanitizer --tool \$k --error-exitcode 3 build/tests/\$t || exit 3; done; done"
+step 03 sanitizer 150 "sanitize"
 step 04 lab 60 "make NO_APT=1 lab"
-step 05 bench-gpu 90 "make NO_APT=1 bench-gpu"
-step 06 bench-train 45 "tools/bench_train --gpu"
+step 05 bench-gpu 240 "make NO_APT=1 bench-gpu"
+step 06 bench-train 100 "tools/bench_train --gpu && for c in '2048 12 1 1024' '2048 12 2 512' '4096 12 4 512'; do set -- \$c; tools/bench_train --gpu --seconds 5 --games \$1 --threads \$2 --eval-threads \$3 --batch \$4 || exit 1; done"
 run=build/gpu-report-train
 step 07 train 130 "rm -rf $run; tools/train --fresh --out $run --minutes 0.9 --quiet && echo '== resumed' && tools/train --out $run --minutes 0.9 --quiet && tail -5 $run/train.csv"
 say "gpu-report: done in $(( $(date +%s) - t0 ))s"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LIVE_MAX_BATCH = 512, LIVE_MAX_LANES = 64 };
+enum { LIVE_MAX_BATCH = 1024, LIVE_MAX_LANES = 64 };
 
 typedef struct live_ctx live_ctx;
 struct live_ctx {
