@@ -30,11 +30,13 @@ static void usage(FILE *f) {
             "  --blocks N           residual blocks (default 4)\n"
             "  --channels N         trunk channels (default 32)\n"
             "  --sims N             simulations of a full search (default 64; fast = N/4)\n"
-            "  --games-in-flight N  self-play games at once (default 64)\n"
-            "  --threads N          self-play worker threads (default 1; the evaluator threads come on top)\n"
+            "  --games-in-flight N  self-play games at once (default 64; with a GPU 4096 on 8+ cores,\n"
+            "                       else 512)\n"
+            "  --threads N          self-play worker threads (default 1; with a GPU the cores less the\n"
+            "                       evaluator threads; the evaluator threads come on top)\n"
             "  --eval-threads N     self-play evaluator threads, a copy of the network each (default 2 on\n"
-            "                       a CPU with 2 or more cores: x1.5 positions/s on 2 cores; 1 with a GPU\n"
-            "                       or --mpi)\n"
+            "                       a CPU with 2 or more cores: x1.5 positions/s on 2 cores; with a GPU\n"
+            "                       4 on 8+ cores (x3.1 evaluations/s on an H200), else 1; 1 with --mpi)\n"
             "  --lr X               learning rate (default 0.02)\n"
             "  --lr-tail F          the last F of the session (of --minutes, else of --steps) trains\n"
             "                       at lr x --lr-tail-factor (default %.2g; 0 = constant lr)\n"
@@ -173,14 +175,21 @@ int main(int argc, char **argv) {
     /* With a usable GPU the self-play network runs there (src/cuda): a larger default. */
     char backend[160];
     bool gpu = zz_cuda_select(backend, sizeof backend);
+    int gpu_eval_threads = 1;
     if (gpu) {
         c.blocks = 6;
         c.channels = 64;
-        c.sp.games_in_flight = 512;
         c.sp.sims_full = 128;
         c.sp.sims_fast = 32;
+        /* Measured on an H200 with 16 cores (src/cuda/NOTES.md, tools/bench_train --gpu): one
+         * evaluator thread fed batches of 256 from 512 games at 79k evaluations/s; 4096 games,
+         * 12 search threads and 4 evaluator threads (a GPU net each) at batches of 512: 246k. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        c.sp.threads = cores > 2 ? (int)cores - 2 : 1;
+        bool big = cores >= 8;
+        c.sp.games_in_flight = big ? 4096 : 512;
+        c.sp.max_batch = big ? 512 : 256;
+        gpu_eval_threads = big ? 4 : 1;
+        c.sp.threads = cores > gpu_eval_threads + 1 ? (int)cores - gpu_eval_threads : 1;
         snprintf(c.out, sizeof c.out, "runs/gpu");
     }
     c.sp.eval_threads = 0;          /* not given yet: chosen after the options */
@@ -191,9 +200,10 @@ int main(int argc, char **argv) {
         if (r == 0) return cli_unknown(TOOL, argv[i]);
     }
     /* On a CPU the network is most of self-play's work: a second evaluator thread puts a second
-     * core on it (src/train/README.md).  A GPU batches for one; MPI ranks share their machine. */
+     * core on it (src/train/README.md).  On a GPU, evaluator threads encode batches and keep
+     * several in flight (above); MPI ranks share their machine. */
     if (c.sp.eval_threads == 0)
-        c.sp.eval_threads = !gpu && !mpi && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+        c.sp.eval_threads = mpi ? 1 : gpu ? gpu_eval_threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     if (c.require_run && c.fresh)
         return cli_bad(TOOL, "--resume", "contradicts --fresh (--resume continues the run in --out, --fresh deletes it)");
     if (sims) {
