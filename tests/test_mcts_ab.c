@@ -1,12 +1,16 @@
 /* test_mcts_ab.c — the alpha-beta searcher (src/mcts/ab.h) and the ab:DEPTH agent: immediate
  * wins (a capture, an isolation), avoiding a move that hands the opponent the game, a depth-2
  * zugzwang, the sign through a chain of jumps, the transposition table leaving fixed-depth
- * results unchanged, the time limit, the evaluation's terms, the spec, and whole games against
- * random through the agent API. */
+ * results unchanged, the time limit, the evaluation's terms, the spec, whole games against
+ * random through the agent API, capture quiescence alone (mcts_ab_quiesce) and the leaf blend
+ * of a PUCT evaluator with it (mcts_eval_abmix_new), a move's score (mcts_ab_move_score) and
+ * the alpha-beta guard on PUCT's moves (guard=). */
 #include "helpers.h"
 #include "mcts/ab.h"
 #include "mcts/agent.h"
+#include "mcts/evaluator.h"
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +286,139 @@ START_TEST(ab_agent_spec) {
 }
 END_TEST
 
+/* Quiescence: a quiet position is its static evaluation; a pending capture is played out, with
+ * the sign of the side that moves after it; a chain that wins is a win. */
+START_TEST(ab_quiesce_plays_out_captures) {
+    mcts_ab_config c;
+    mcts_ab_config_default(&c);
+    c.tt_log2 = 0;
+    mcts_ab *s = mcts_ab_new(&c);
+    ck_assert_ptr_nonnull(s);
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd4 Gb2");
+    ck_assert(!zz_must_capture(&p));
+    ck_assert_int_eq(mcts_ab_quiesce(s, &p), mcts_ab_evaluate(&p));
+    th_build(&p, ZZ_B37, NULL, "Wd1 Bd2");             /* one jump, d1 over d2 to d3, then player 1 */
+    zz_move mv[64];
+    ck_assert_int_eq(zz_gen_moves(&p, mv), 1);
+    zz_pos q = p;
+    zz_apply(&q, mv[0], NULL);
+    ck_assert_int_eq(q.to_move, 1);
+    ck_assert(!zz_must_capture(&q));
+    ck_assert_int_eq(mcts_ab_quiesce(s, &p), -mcts_ab_evaluate(&q));
+    ck_assert_int_ge(mcts_ab_quiesce(s, &p), 80 - 3 * 8);    /* a black (80) less the opponent's mobility (at most 24) */
+    th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5");          /* 3 grey 4 black: the chain wins */
+    give_caps(&p, 0, 0, 3, 4);
+    ck_assert_int_eq(mcts_ab_quiesce(s, &p), MCTS_AB_WIN - 2);
+    mcts_ab_free(s);
+}
+END_TEST
+
+/* The alpha-beta leaf blend: the inner evaluator's priors untouched; value (1 - lambda) * inner
+ * + lambda * tanh(quiescence / scale), +-1 for a game won inside it; a copy answers alike. */
+START_TEST(abmix_evaluator_blends_quiescence) {
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd1 Bd2");
+    mcts_ab_config c;
+    mcts_ab_config_default(&c);
+    mcts_ab *s = mcts_ab_new(&c);
+    double q = mcts_ab_quiesce(s, &p);
+    mcts_ab_free(s);
+    const double lambdas[3] = { 0, 0.5, 1 };
+    char err[200];
+    for (int k = 0; k < 3; k++) {
+        mcts_evaluator *e = mcts_eval_abmix_new(mcts_eval_uniform_new(), true, lambdas[k], 300, 0);
+        ck_assert_ptr_nonnull(e);
+        zz_move mv[64];
+        float pri[64];
+        mcts_eval_item it = { &p, mv, zz_gen_moves(&p, mv), pri, 0 };
+        ck_assert_int_eq(mcts_evaluate(e, &it, 1, err, sizeof err), 0);
+        ck_assert_float_eq_tol(pri[0], 1.0f / (float)it.nmoves, 1e-6f);
+        ck_assert_double_eq_tol(it.value, lambdas[k] * tanh(q / 300), 1e-6);
+        mcts_evaluator *copy = mcts_evaluator_clone(e, err, sizeof err);
+        ck_assert_msg(copy, "%s", err);
+        ck_assert(th_same_answers(e, copy, ZZ_B37, 30, 5));
+        mcts_evaluator_free(copy);
+        mcts_evaluator_free(e);
+    }
+    ck_assert_double_gt(tanh(q / 300), 0.15);                     /* q: a black less mobility */
+    th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5");
+    give_caps(&p, 0, 0, 3, 4);
+    for (int depth = 0; depth <= 1; depth++) {
+        mcts_evaluator *e = mcts_eval_abmix_new(mcts_eval_uniform_new(), true, 1, 300, depth);
+        zz_move mv[64];
+        float pri[64];
+        mcts_eval_item it = { &p, mv, zz_gen_moves(&p, mv), pri, 0 };
+        ck_assert_int_eq(mcts_evaluate(e, &it, 1, err, sizeof err), 0);
+        ck_assert_float_eq(it.value, 1.0f);
+        mcts_evaluator_free(e);
+    }
+    const char *good[] = { "puct:uniform:10,abmix=0.3", "puct:uniform:10,abmix=1,abscale=200,abdepth=2" };
+    const char *bad[] = { "puct:uniform:10,abmix=2", "puct:uniform:10,abdepth=9", "puct:uniform:10,abscale=0", "ab:3,abmix=0.5" };
+    for (unsigned i = 0; i < 2; i++) ck_assert_msg(mcts_agent_check_spec(good[i], err, sizeof err) == 0, "%s: %s", good[i], err);
+    for (unsigned i = 0; i < 4; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
+}
+END_TEST
+
+/* A move's score as the search of its position gives it: the depth-2 zugzwang's winning move
+ * scores what the search found, every other move less; an illegal move is refused. */
+START_TEST(ab_move_score_matches_the_search) {
+    zz_pos p;
+    zugzwang_position(&p);
+    mcts_ab_config c;
+    mcts_ab_config_default(&c);
+    mcts_ab *s = mcts_ab_new(&c);
+    mcts_ab_result r;
+    ck_assert_int_eq(mcts_ab_search(s, &p, 2, 0, &r), 0);
+    int v;
+    ck_assert_int_eq(mcts_ab_move_score(s, &p, r.move, 2, 0, &v), 0);
+    ck_assert_int_eq(v, r.score);
+    zz_move *mv = malloc(ZZ_MAX_MOVES * sizeof *mv);
+    int n = zz_gen_moves(&p, mv);
+    for (int i = 0; i < n; i++) {
+        if (mv[i] == r.move) continue;
+        ck_assert_int_eq(mcts_ab_move_score(s, &p, mv[i], 2, 0, &v), 0);
+        ck_assert_int_lt(v, r.score);
+    }
+    free(mv);
+    ck_assert_int_eq(mcts_ab_move_score(s, &p, zz_move_jump(th_cell(&p, "d2"), th_cell(&p, "d4")), 2, 0, &v), -1);
+    ck_assert_int_eq(mcts_ab_move_score(s, &p, r.move, 0, 0, &v), -1);
+    mcts_ab_free(s);
+}
+END_TEST
+
+/* Whether agent `spec`, choosing from hanging_position with this seed, hands over the game. */
+static bool hands_over(const char *spec, uint64_t seed) {
+    char err[256];
+    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+    ck_assert_msg(a, "%s", err);
+    zz_pos p;
+    hanging_position(&p);
+    ck_assert_int_eq(mcts_agent_newgame(a, &p, seed, err, sizeof err), 0);
+    zz_move m;
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    zz_apply(&p, m, NULL);
+    mcts_agent_free(a);
+    return wins_this_turn(&p);
+}
+
+/* The alpha-beta guard (guard=): PUCT on uniform priors with 3 simulations hands the opponent
+ * the game from hanging_position on some of 8 seeds; guarded (alpha-beta to depth 2, no clock:
+ * deterministic), never. */
+START_TEST(guard_keeps_puct_from_handing_over_the_game) {
+    char err[256];
+    int unguarded = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        unguarded += hands_over("puct:uniform:3", seed);
+        ck_assert_msg(!hands_over("puct:uniform:3,guard=0.5", seed), "seed %llu: the guarded move hands over the game",
+                      (unsigned long long)seed);
+    }
+    ck_assert_int_gt(unguarded, 0);
+    const char *bad[] = { "puct:uniform:10,guard=1", "puct:uniform:10,guardmargin=-1", "uct:10,guard=0.5", "ab:3,guard=0.5" };
+    for (unsigned i = 0; i < 4; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
+}
+END_TEST
+
 /* Play one game of a against b (a moves first when a_first); returns the winner's index in
  * {a, b}: 0, 1, or -1 for a draw.  Every move is checked legal. */
 static int play_game(mcts_agent *a, mcts_agent *b, bool a_first, uint64_t seed) {
@@ -336,6 +473,10 @@ int main(void) {
     tcase_add_test(tc, ab_evaluation_terms);
     tcase_add_test(tc, ab_agent_spec);
     tcase_add_test(tc, ab_agent_beats_random);
+    tcase_add_test(tc, ab_quiesce_plays_out_captures);
+    tcase_add_test(tc, abmix_evaluator_blends_quiescence);
+    tcase_add_test(tc, ab_move_score_matches_the_search);
+    tcase_add_test(tc, guard_keeps_puct_from_handing_over_the_game);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

@@ -175,6 +175,9 @@ int main(int argc, char **argv) {
            r.moves[1] ? 1000 * r.seconds[1] / r.moves[1] : 0.0);
     printf("simulations per second: A %.0f, B %.0f\n", r.seconds[0] > 0 ? r.sims[0] / r.seconds[0] : 0.0,
            r.seconds[1] > 0 ? r.sims[1] / r.seconds[1] : 0.0);
+    if (r.overrides[0] || r.overrides[1])
+        printf("moves replaced by the alpha-beta guard: A %llu of %ld, B %llu of %ld\n", (unsigned long long)r.overrides[0],
+               r.moves[0], (unsigned long long)r.overrides[1], r.moves[1]);
     if (c.sgf_dir) printf("games written to %s/game-NNNN.sgf\n", c.sgf_dir);
     if (r.errors) {
         printf("%d games ended by an agent error (scored as its loss); first: %s\n", r.errors, r.first_error);

@@ -471,3 +471,28 @@ int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_
     res->stopped = r.depth < (r.n == 1 ? 1 : depth) && r.score <= WIN_MIN;
     return 0;
 }
+
+int mcts_ab_quiesce(mcts_ab *s, const zz_pos *p) {
+    if (zz_over(p)) return terminal_score(p, 0);
+    s->halted = false;
+    s->deadline = 0;
+    s->sp = 0;
+    int v = quiesce(s, p, -INF, INF, 0);
+    s->sp = 0;
+    return v;
+}
+
+int mcts_ab_move_score(mcts_ab *s, const zz_pos *p, zz_move m, int depth, double time_ms, int *score) {
+    if (zz_over(p) || depth < 1 || depth > MCTS_AB_MAX_DEPTH || !zz_is_legal(p, m)) return -1;
+    s->halted = false;
+    atomic_store_explicit(&s->stop, 0, memory_order_relaxed);
+    s->deadline = time_ms > 0 ? mcts_now_s() + time_ms / 1000 : 0;
+    s->sp = 0;
+    zz_pos c = *p;
+    zz_apply(&c, m, NULL);
+    int v = child_score(s, &c, p->to_move, depth - 1, -INF, INF, 1);
+    s->sp = 0;
+    if (s->halted) return -1;
+    *score = v;
+    return 0;
+}

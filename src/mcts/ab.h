@@ -66,8 +66,18 @@ void mcts_ab_clear(mcts_ab *s, uint64_t seed);
 /* Search p to `depth` plies (1..MCTS_AB_MAX_DEPTH) or for time_ms milliseconds (0: no limit).
  * 0 with the result, or -1 when p is over (no move) or depth is out of range. */
 int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_ab_result *r);
+/* The score of move m in p, from p's mover's view, as a search of p to `depth` plies would give
+ * it: m played, the rest searched to depth - 1 with the full window (the table of earlier
+ * searches is used).  0 with *score, or -1 when p is over, m illegal, depth out of range, or the
+ * time_ms (0: no limit) ran out first. */
+int mcts_ab_move_score(mcts_ab *s, const zz_pos *p, zz_move m, int depth, double time_ms, int *score);
 /* Ask a running search to stop soon (safe from another thread).  Each search starts unstopped. */
 void mcts_ab_stop(mcts_ab *s);
+
+/* The capture-quiescence score of p from its mover's view: every pending jump played out (each
+ * side choosing its best chain) down to quiet positions, scored by mcts_ab_evaluate; a game won
+ * or lost on the way is +-(MCTS_AB_WIN - plies).  No clock, no table; uses s's move stack. */
+int mcts_ab_quiesce(mcts_ab *s, const zz_pos *p);
 
 /* The static evaluation of a quiet position from the mover's view (mcts_ab.c describes the
  * terms): material weighted toward each side's nearest winning set, and a mobility term. */

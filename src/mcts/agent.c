@@ -39,6 +39,11 @@ struct mcts_agent {
     int prec;                      /* the network's convolutions (nn_precision), -1 ZZ_NN_PRECISION's */
     double mix;                    /* leaf values blended with random rollouts (0: none) */
     int mix_rollouts;
+    double abmix, abscale;         /* leaf values blended with alpha-beta (0: none; eval_ab.c) */
+    int abdepth;
+    double guard, guard_margin;    /* puct: the alpha-beta guard's share of a move's time (0: none)
+                                      and the points by which it must prefer its move (guard_move) */
+    int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
@@ -90,6 +95,12 @@ static const agent_option OPTIONS[] = {
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
+    { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
+    { "abscale", FOR_PUCT, 1, 100000, false, "abmix=: value = tanh(score / abscale) (120 = a white marble)" },
+    { "abdepth", FOR_PUCT, 0, 8, true, "abmix=: 0 capture quiescence, else an alpha-beta search of this depth" },
+    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none)" },
+    { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
+    { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
     { "prec", FOR_PUCT, -1, 2, true, "network convolutions: 0 float, 1 bf16, 2 int8, -1 as ZZ_NN_PRECISION says" },
@@ -132,6 +143,12 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "mix")) a->mix = v;
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
+    else if (!strcmp(k, "abmix")) a->abmix = v;
+    else if (!strcmp(k, "abscale")) a->abscale = v;
+    else if (!strcmp(k, "abdepth")) a->abdepth = (int)v;
+    else if (!strcmp(k, "guard")) a->guard = v;
+    else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
+    else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
     else if (!strcmp(k, "prec")) a->prec = (int)v;
@@ -165,6 +182,12 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "mix")) return a->mix;
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
+    if (!strcmp(k, "abmix")) return a->abmix;
+    if (!strcmp(k, "abscale")) return a->abscale;
+    if (!strcmp(k, "abdepth")) return a->abdepth;
+    if (!strcmp(k, "guard")) return a->guard;
+    if (!strcmp(k, "guardmargin")) return a->guard_margin;
+    if (!strcmp(k, "guarddepth")) return a->guard_depth;
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
     if (!strcmp(k, "prec")) return a->prec;
@@ -244,6 +267,10 @@ static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *er
         return -1;
     a->ev_board = (int)board;
     if (a->mix > 0 && !(a->ev = mcts_eval_mix_new(a->ev, true, a->mix, a->mix_rollouts, seed))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (a->abmix > 0 && !(a->ev = mcts_eval_abmix_new(a->ev, true, a->abmix, a->abscale, a->abdepth))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -352,6 +379,9 @@ static void agent_defaults(mcts_agent *a, int kind, int threads_default) {
     a->reuse = 1;
     a->ev_board = -1;
     a->mix_rollouts = 1;
+    a->abscale = 400;
+    a->guard_margin = 100;
+    a->guard_depth = 2;
     a->prec = -1;
     a->cmd_timeout_ms = MCTS_CMD_TIMEOUT_DEFAULT_MS;
 }
@@ -445,7 +475,10 @@ mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, siz
     agent_defaults(a, AG_RANDOM, threads_default);
     if (parse_spec(a, spec, err, errlen) != 0) goto fail;
     if (a->kind == AG_CMD && cmd_start(a, err, errlen) != 0) goto fail;
-    if (a->kind == AG_AB && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); goto fail; }
+    if ((a->kind == AG_AB || (a->kind == AG_PUCT && a->guard > 0)) && !(a->ab = ab_new())) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     if (a->kind == AG_PUCT && make_eval(a, ZZ_B37, 1, err, errlen) != 0) {
         /* fail early on bad weights; "default" is resolved per board at newgame */
         if (strcmp(a->weights, "default")) goto fail;
@@ -539,13 +572,14 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
         mcts_puct_free(a->puct);
         a->puct = NULL;
         /* rollouts are reseeded per game; a network is kept unless the board changed */
-        if ((!a->ev || a->mix > 0 || !strncmp(a->weights, "rollout", 7) ||
+        if ((!a->ev || a->mix > 0 || a->abmix > 0 || !strncmp(a->weights, "rollout", 7) ||
              (!strcmp(a->weights, "default") && a->ev_board != (int)start->board)) &&
             make_eval(a, (zz_board_kind)start->board, s, err, errlen) != 0)
             return -1;
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;
         mcts_puct_set_root(a->puct, start);
+        if (a->ab) mcts_ab_clear(a->ab, s);
         return 0;
     case AG_AB:
         mcts_ab_clear(a->ab, s);
@@ -613,6 +647,26 @@ static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, 
     return 0;
 }
 
+/* The alpha-beta guard (option guard=): alpha-beta searches first, for its share of the move's
+ * time, then PUCT for the rest, less GUARD_CHECK_SHARE of the guard's share kept for the check:
+ * PUCT's move m, searched by alpha-beta to the depth its own search completed, must score within
+ * guard_margin points of alpha-beta's best, else alpha-beta's move is played.  A check that runs
+ * out of time, or a guard that completed no depth, leaves m.  When alpha-beta finds every move
+ * lost, m must not lose sooner than its best.  A move with a simulation budget
+ * (no time) has the guard search to guarddepth= plies, and the check, without a clock. */
+enum { GUARD_CHECK_PERCENT = 25 };
+#define GUARD_CHECK_SHARE (GUARD_CHECK_PERCENT / 100.0)
+
+static zz_move guard_move(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_ab_result *gr, double check_ms) {
+    if (!gr->move || m == gr->move || gr->depth < 1) return m;
+    int sm;
+    if (mcts_ab_move_score(a->ab, p, m, gr->depth, check_ms, &sm) != 0) return m;
+    bool lost = gr->score < -(MCTS_AB_WIN - MCTS_AB_MAX_PLY);      /* every move loses: lose later */
+    if (lost ? sm >= gr->score : (double)gr->score - sm <= a->guard_margin) return m;
+    a->stats.overrides++;
+    return gr->move;
+}
+
 int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, size_t errlen) {
     double t0 = mcts_now_s();
     *m = ZZ_MOVE_NONE;
@@ -631,10 +685,20 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     }
     case AG_PUCT: {
         sync_root(a, p);
+        mcts_ab_result gr = { 0 };
+        double puct_ms = tms;
+        bool guarded = a->ab != NULL;
+        if (guarded && tms > 0) {
+            mcts_ab_search(a->ab, p, MCTS_AB_MAX_DEPTH, tms * a->guard, &gr);
+            puct_ms = tms * (1 - GUARD_CHECK_SHARE * a->guard) - 1000 * (mcts_now_s() - t0);
+            if (puct_ms < 1) puct_ms = 1;
+        } else if (guarded) {
+            mcts_ab_search(a->ab, p, a->guard_depth, 0, &gr);
+        }
         mcts_think th;
         int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
-        if (mcts_puct_think(a->puct, sims, tms, &th, err, errlen) != 0) return -1;
-        *m = th.move;
+        if (mcts_puct_think(a->puct, sims, puct_ms, &th, err, errlen) != 0) return -1;
+        *m = guarded ? guard_move(a, p, th.move, &gr, tms * a->guard * GUARD_CHECK_SHARE) : th.move;
         a->stats.sims += th.stats.iterations;
         break;
     }

@@ -17,7 +17,11 @@
  * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, threadev=0|1, vl=,
  * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, forced=0|1, mix= (leaf values
- * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1).
+ * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1),
+ * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
+ * abdepth= (0: capture quiescence, the default), guard= (the share of a move's time for an
+ * alpha-beta guard that replaces PUCT's move when alpha-beta finds it worse by guardmargin= points,
+ * default 100; guarddepth= plies, default 2, for a move with a simulation budget; agent.c: guard_move).
  * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
  * not a number, or a fraction for a whole-number option is refused with a message.
  *
@@ -62,6 +66,7 @@ typedef struct mcts_agent_stats {
     long moves;               /* moves chosen */
     double seconds;           /* time spent choosing them */
     uint64_t sims;            /* simulations (UCT iterations / PUCT playouts) */
+    uint64_t overrides;       /* moves of PUCT that its alpha-beta guard replaced (guard=) */
 } mcts_agent_stats;
 
 /* The time for the next move with a per-game budget game_ms (0: none) of which used_ms is

@@ -45,12 +45,21 @@ static void free_self(mcts_evaluator *self) {
     free(self);
 }
 
+/* The uniform evaluator keeps no state: a copy is another one. */
+static mcts_evaluator *uniform_clone(mcts_evaluator *self, char *err, size_t errlen) {
+    (void)self;
+    mcts_evaluator *e = mcts_eval_uniform_new();
+    if (!e) snprintf(err, errlen, "out of memory");
+    return e;
+}
+
 mcts_evaluator *mcts_eval_uniform_new(void) {
     mcts_evaluator *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     e->name = "uniform";
     e->evaluate = uniform_eval;
     e->destroy = free_self;
+    e->clone = uniform_clone;
     return e;
 }
 

@@ -37,9 +37,9 @@ struct mcts_evaluator {
     /* Optional (NULL: cannot be copied): a new evaluator giving the same answers as self (random
      * rollouts: from a stream of their own), with scratch of its own, so that another thread may
      * call it while self is in use; free it with mcts_evaluator_free.  Call it while no thread
-     * evaluates with self.  NULL with a message when out of memory.  The CPU network, the rollout
-     * and mix evaluators and training's live network (train/live_eval.h) have it; PUCT gives
-     * each search thread one (puct.h), self-play each evaluator thread. */
+     * evaluates with self.  NULL with a message when out of memory.  The CPU network, the uniform,
+     * rollout, mix and alpha-beta mix evaluators and training's live network (train/live_eval.h)
+     * have it; PUCT gives each search thread one (puct.h), self-play each evaluator thread. */
     mcts_evaluator *(*clone)(mcts_evaluator *self, char *err, size_t errlen);
 };
 
@@ -68,6 +68,11 @@ mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen);
  * with a message when e is not mcts_eval_nn_new's, the name is none of these, or the CPU lacks the
  * instructions. */
 int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen);
+/* Leaf values blended with alpha-beta (eval_ab.c): inner's priors, and value = (1 - lambda) *
+ * inner's value + lambda * tanh(score / scale), score = the capture quiescence of the position
+ * (depth 0) or an alpha-beta search of depth plies, in ab.h's points (a white marble is 120).
+ * With own, inner is freed with it (also when this fails).  NULL on out-of-memory. */
+mcts_evaluator *mcts_eval_abmix_new(mcts_evaluator *inner, bool own, double lambda, double scale, int depth);
 /* An evaluator by name: "uniform", "rollout", "rollout:K" (K from 1 to MCTS_ROLLOUTS_MAX), or else
  * a checkpoint file.  NULL with a message when it cannot be built. */
 enum { MCTS_ROLLOUTS_MAX = 1000 };

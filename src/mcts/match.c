@@ -229,6 +229,7 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
             r->moves[a] += w[i].stats[a].moves;
             r->seconds[a] += w[i].stats[a].seconds;
             r->sims[a] += w[i].stats[a].sims;
+            r->overrides[a] += w[i].stats[a].overrides;
         }
     }
     if (started == 0) { snprintf(err, errlen, "cannot start threads"); rc = -1; }

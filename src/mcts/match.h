@@ -61,6 +61,7 @@ typedef struct mcts_match_result {
     long moves[2];                       /* moves chosen by A / B */
     double seconds[2];                   /* time A / B spent choosing */
     uint64_t sims[2];                    /* simulations (UCT iterations, PUCT playouts) A / B ran */
+    uint64_t overrides[2];               /* moves their alpha-beta guards replaced (guard=) */
     uint64_t digest;                     /* of all games' moves (order-independent) */
     int distinct;                        /* games whose move sequences differ from every other's */
     int stopped_early;                   /* the interval excluded 50% (or the SPRT decided) before all
