@@ -260,10 +260,12 @@ static int report(const ladder_args *a, const rung *rungs) {
         const mcts_match_result *r = &rungs[k].r;
         double lo, hi;
         mcts_sprt_bounds(a->sprt.alpha, a->sprt.beta, &lo, &hi);
-        printf("SPRT vs %s, H0 %+.0f Elo against H1 %+.0f (alpha %.3g, beta %.3g): %s after %d games, LLR %.2f in [%.2f, %.2f]\n",
+        printf("SPRT vs %s, H0 %+.0f Elo against H1 %+.0f (alpha %.3g, beta %.3g): %s after %d games, LLR %.2f in [%.2f, %.2f]",
                rungs[k].name, a->sprt.elo0, a->sprt.elo1, a->sprt.alpha, a->sprt.beta,
                r->sprt_decision == MCTS_SPRT_H1 ? "H1 accepted" : r->sprt_decision == MCTS_SPRT_H0 ? "H0 accepted" : "undecided",
-               r->games, r->sprt_llr, lo, hi);
+               r->sprt_games, r->sprt_llr, lo, hi);
+        if (r->games > r->sprt_games) printf(" (%d more games finished the pairs in progress)", r->games - r->sprt_games);
+        printf("\n");
     }
     int errors = 0;
     for (int k = 0; k < a->nvs; k++) errors += rungs[k].r.errors;

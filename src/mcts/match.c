@@ -26,6 +26,9 @@ typedef struct {
     _Atomic int stop;          /* early stop: start no new opening pair */
     pthread_mutex_t mu;        /* guards the running score below (once per game) */
     int done_w, done_l, done_d;
+    int sprt_decided;          /* the SPRT's decision when it first left its bounds (else GOING) */
+    int sprt_w, sprt_l, sprt_d;  /* the results counted then */
+    double sprt_llr;
     game_out *out;
     mcts_agent_stats stats[2];  /* per worker, summed at the end */
     char err[256];
@@ -168,8 +171,15 @@ static void *worker_main(void *arg) {
             mcts_elo e = mcts_elo_estimate(sh->done_w, sh->done_l, sh->done_d);
             if (c->stop_early > 0 && sh->done_w + sh->done_l + sh->done_d >= c->stop_early && (e.lo > 0 || e.hi < 0))
                 atomic_store(&sh->stop, 1);
-            if (c->sprt && mcts_sprt_decide(c->sprt, sh->done_w, sh->done_l, sh->done_d, NULL) != MCTS_SPRT_GOING)
+            double llr;
+            int d = c->sprt ? mcts_sprt_decide(c->sprt, sh->done_w, sh->done_l, sh->done_d, &llr) : MCTS_SPRT_GOING;
+            if (d != MCTS_SPRT_GOING && sh->sprt_decided == MCTS_SPRT_GOING) {
+                /* the test ends here: the games of pairs still being finished do not undo it */
+                sh->sprt_decided = d;
+                sh->sprt_w = sh->done_w, sh->sprt_l = sh->done_l, sh->sprt_d = sh->done_d;
+                sh->sprt_llr = llr;
                 atomic_store(&sh->stop, 1);
+            }
             pthread_mutex_unlock(&sh->mu);
         }
         if (c->progress) {
@@ -253,7 +263,14 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
         r->distinct += unique;
     }
     r->stopped_early = rc == 0 && r->games < c->games;
-    if (c->sprt) r->sprt_decision = mcts_sprt_decide(c->sprt, r->wins, r->losses, r->draws, &r->sprt_llr);
+    if (c->sprt && sh.sprt_decided != MCTS_SPRT_GOING) {
+        r->sprt_decision = sh.sprt_decided;
+        r->sprt_llr = sh.sprt_llr;
+        r->sprt_games = sh.sprt_w + sh.sprt_l + sh.sprt_d;
+    } else if (c->sprt) {
+        r->sprt_decision = mcts_sprt_decide(c->sprt, r->wins, r->losses, r->draws, &r->sprt_llr);
+        r->sprt_games = r->games;
+    }
     pthread_mutex_destroy(&sh.mu);
     free(sh.out);
     free(w);

@@ -11,7 +11,8 @@
  * Early stop: with stop_early > 0, once at least that many games have finished and the 95% Elo
  * interval of the finished games excludes 0 (50%), no new opening pair is started; the pairs in
  * progress are finished, and only the games played are counted.  With an SPRT (sprt.h), the same
- * once its log-likelihood ratio leaves its bounds. */
+ * once its log-likelihood ratio leaves its bounds: that decision stands, with the games it counted
+ * (sprt_games), whatever the games that finish the pairs in progress give. */
 #ifndef MCTS_MATCH_H
 #define MCTS_MATCH_H
 
@@ -67,7 +68,9 @@ typedef struct mcts_match_result {
     int stopped_early;                   /* the interval excluded 50% (or the SPRT decided) before all
                                             games were played */
     int sprt_decision;                   /* with an SPRT: MCTS_SPRT_H0 / H1 when it decided, else GOING */
-    double sprt_llr;                     /* its LLR over the games counted */
+    double sprt_llr;                     /* its LLR when it decided (else over every game played) */
+    int sprt_games;                      /* the games it had counted then (the pairs in progress are
+                                            finished after it and counted in the score, not in it) */
     int errors;                          /* games ended by an agent error (scored as its loss) */
     char first_error[256];
 } mcts_match_result;
