@@ -571,7 +571,8 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
     case AG_PUCT:
         mcts_puct_free(a->puct);
         a->puct = NULL;
-        /* rollouts are reseeded per game; a network is kept unless the board changed */
+        /* rollouts are reseeded and alpha-beta leaf tables cleared per game (games replay for a
+         * seed whichever worker plays them); a network is kept unless the board changed */
         if ((!a->ev || a->mix > 0 || a->abmix > 0 || !strncmp(a->weights, "rollout", 7) ||
              (!strcmp(a->weights, "default") && a->ev_board != (int)start->board)) &&
             make_eval(a, (zz_board_kind)start->board, s, err, errlen) != 0)
@@ -654,8 +655,19 @@ static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, 
  * out of time, or a guard that completed no depth, leaves m.  When alpha-beta finds every move
  * lost, m must not lose sooner than its best.  A move with a simulation budget
  * (no time) has the guard search to guarddepth= plies, and the check, without a clock. */
-enum { GUARD_CHECK_PERCENT = 25 };
-#define GUARD_CHECK_SHARE (GUARD_CHECK_PERCENT / 100.0)
+static const double GUARD_CHECK_SHARE = 0.25;
+
+/* The guard's search of p (into *gr) before PUCT's; returns PUCT's time for the move (tms, the
+ * move's time, less what the guard took and what its check keeps; 0 with a simulation budget). */
+static double guard_search(mcts_agent *a, const zz_pos *p, double tms, double t0, mcts_ab_result *gr) {
+    if (tms <= 0) {
+        mcts_ab_search(a->ab, p, a->guard_depth, 0, gr);
+        return 0;
+    }
+    mcts_ab_search(a->ab, p, MCTS_AB_MAX_DEPTH, tms * a->guard, gr);
+    double puct_ms = tms * (1 - GUARD_CHECK_SHARE * a->guard) - 1000 * (mcts_now_s() - t0);
+    return puct_ms < 1 ? 1 : puct_ms;
+}
 
 static zz_move guard_move(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_ab_result *gr, double check_ms) {
     if (!gr->move || m == gr->move || gr->depth < 1) return m;
@@ -686,15 +698,8 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     case AG_PUCT: {
         sync_root(a, p);
         mcts_ab_result gr = { 0 };
-        double puct_ms = tms;
         bool guarded = a->ab != NULL;
-        if (guarded && tms > 0) {
-            mcts_ab_search(a->ab, p, MCTS_AB_MAX_DEPTH, tms * a->guard, &gr);
-            puct_ms = tms * (1 - GUARD_CHECK_SHARE * a->guard) - 1000 * (mcts_now_s() - t0);
-            if (puct_ms < 1) puct_ms = 1;
-        } else if (guarded) {
-            mcts_ab_search(a->ab, p, a->guard_depth, 0, &gr);
-        }
+        double puct_ms = guarded ? guard_search(a, p, tms, t0, &gr) : tms;
         mcts_think th;
         int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
         if (mcts_puct_think(a->puct, sims, puct_ms, &th, err, errlen) != 0) return -1;
