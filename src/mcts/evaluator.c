@@ -1,5 +1,5 @@
 /* evaluator.c — batching helper and the built-in evaluators (uniform, random rollouts). */
-#include "evaluator.h"
+#include "eval_blend.h"
 #include "rand.h"
 #include <errno.h>
 #include <stdio.h>
@@ -110,65 +110,33 @@ static mcts_evaluator *rollout_clone(mcts_evaluator *self, char *err, size_t err
     return e;
 }
 
-typedef struct {
-    mcts_evaluator *inner;
-    bool own;
-    double lambda;
-    int rollouts;
-    uint64_t rng, copies;
-    char name[96];
-} mix_ctx;
-
-static int mix_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
-    mix_ctx *c = self->ctx;
-    if (mcts_evaluate(c->inner, items, n, err, errlen) != 0) return -1;
-    for (int i = 0; i < n; i++) {
-        double r = rollout_value(items[i].pos, c->rollouts, &c->rng);
-        items[i].value = (float)((1.0 - c->lambda) * items[i].value + c->lambda * r);
-    }
-    return 0;
+/* The rollout judge of the mix: a rollout_ctx of its own (rollouts, a random stream). */
+static double rollout_judge_value(void *state, const zz_pos *pos) {
+    rollout_ctx *c = state;
+    return rollout_value(pos, c->rollouts, &c->rng);
 }
 
-static void mix_destroy(mcts_evaluator *self) {
-    mix_ctx *c = self->ctx;
-    if (c && c->own) mcts_evaluator_free(c->inner);
-    free(c);
-    free(self);
+static rollout_ctx *rollout_judge_new(int rollouts, uint64_t seed) {
+    rollout_ctx *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->rollouts = rollouts > 0 ? rollouts : 1;
+    c->rng = mcts_seed(seed ^ 0x6D69782D726F6C6CULL);
+    return c;
 }
 
-/* A copy of the inner evaluator, mixed the same way (rollouts from a stream of their own); NULL
- * when the inner one cannot be copied. */
-static mcts_evaluator *mix_clone(mcts_evaluator *self, char *err, size_t errlen) {
-    mix_ctx *c = self->ctx;
-    mcts_evaluator *inner = mcts_evaluator_clone(c->inner, err, errlen);
-    if (!inner) return NULL;
-    mcts_evaluator *e = mcts_eval_mix_new(inner, true, c->lambda, c->rollouts, c->rng + ++c->copies);
-    if (!e) snprintf(err, errlen, "out of memory");
-    return e;
+/* The same rollouts from a stream of random numbers of their own (drawn from state's). */
+static void *rollout_judge_copy(void *state) {
+    rollout_ctx *c = state;
+    return rollout_judge_new(c->rollouts, c->rng + ++c->copies);
 }
 
 mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda, int rollouts, uint64_t seed) {
-    mcts_evaluator *e = calloc(1, sizeof *e);
-    mix_ctx *c = calloc(1, sizeof *c);
-    if (!e || !c) {
-        free(e);
-        free(c);
+    mcts_value_judge judge = {rollout_judge_value, rollout_judge_copy, free, rollout_judge_new(rollouts, seed)};
+    if (!judge.state) {
         if (own) mcts_evaluator_free(inner);
         return NULL;
     }
-    c->inner = inner;
-    c->own = own;
-    c->lambda = lambda < 0 ? 0 : lambda > 1 ? 1 : lambda;
-    c->rollouts = rollouts > 0 ? rollouts : 1;
-    c->rng = mcts_seed(seed ^ 0x6D69782D726F6C6CULL);
-    snprintf(c->name, sizeof c->name, "%.60s+rollout(%.2f)", inner->name ? inner->name : "?", c->lambda);
-    e->name = c->name;
-    e->max_batch = inner->max_batch;
-    e->evaluate = mix_eval;
-    e->destroy = mix_destroy;
-    e->clone = mix_clone;
-    e->ctx = c;
-    return e;
+    return mcts_eval_blend_new(inner, own, lambda, judge, "rollout");
 }
 
 mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, size_t errlen) {

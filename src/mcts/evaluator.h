@@ -57,7 +57,8 @@ mcts_evaluator *mcts_eval_rollout_new(int rollouts, uint64_t seed);
 /* AlphaGo's leaf mixing: inner's priors, and value = (1 - lambda) * inner's value + lambda * the
  * mean result of `rollouts` uniformly random games from the position (a rollout costs
  * microseconds here, a network evaluation tens of them).  lambda is clamped to [0, 1].  With own,
- * inner is freed with the mix (also when this fails).  NULL on out-of-memory. */
+ * inner is freed with the mix (also when this fails).  NULL on out-of-memory.  This blend and the
+ * alpha-beta one below share one wrapper (eval_blend.h). */
 mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda, int rollouts, uint64_t seed);
 /* The network of a checkpoint file (src/nn), on the CPU: priors = softmax of the factorised
  * policy over the legal moves, value = the value head.  NULL with a message (missing or damaged
