@@ -5,6 +5,7 @@
  * the manifest's full path and the system's reason). */
 #include "game/manifest.h"
 #include "game/sgf.h"
+#include "game/sgf_scan.h"
 #include "game/symmetry.h"
 #include "helpers.h"
 #include "game/posstr.h"
@@ -624,6 +625,53 @@ START_TEST(sgf_bad_input) {
 }
 END_TEST
 
+/* The shared SGF tokenizer (sgf_scan.h), by hand: every value in order with its node and line,
+ * escapes resolved and white space inside a value made spaces, a second tree ignored, and the
+ * callback's own stop passed back as it is. */
+typedef struct { int n; char seen[512]; int stop_at; } scan_log;
+
+static int log_value(void *ctx, int node, const char *id, const char *val, int line) {
+    scan_log *l = ctx;
+    size_t k = strlen(l->seen);
+    snprintf(l->seen + k, sizeof l->seen - k, "%d:%s[%s]@%d;", node, id, val, line);
+    return ++l->n == l->stop_at ? 7 : 0;
+}
+
+START_TEST(sgf_scan_by_hand) {
+    const char *text = " (;GM[22]SU[Zertz]\n;P0[1 a\\]b]\n[x\ty]\n;P1[z\nw])(;P0[second])";
+    scan_log l = { 0, "", 0 };
+    zz_sgf_scan_end end;
+    char err[128] = "";
+    ck_assert_int_eq(zz_sgf_scan(text, strlen(text), log_value, &l, &end, err, sizeof err), 0);
+    ck_assert_str_eq(l.seen, "1:GM[22]@1;1:SU[Zertz]@1;2:P0[1 a]b]@2;2:P0[x y]@3;3:P1[z w]@4;");
+    ck_assert(end.any);
+    scan_log stop = { 0, "", 2 };
+    ck_assert_int_eq(zz_sgf_scan(text, strlen(text), log_value, &stop, &end, err, sizeof err), 7);
+    ck_assert_int_eq(stop.n, 2);
+    const char *bad[][2] = {
+        { "x(;GM[22])", "line 1: not an SGF file" },
+        { "(;GM[22]\n;TOOLONGID[1])", "line 2: property name too long" },
+        { "(;GM[22]\n\n;P0 )", "line 3: property P0 without a value" },
+        { "(;GM[22]\n;P0[abc\n", "line 2: unterminated value of property P0" },
+        { "(;GM[22]\n;P0[abc]\n", "line 3: truncated file" },
+        { "(;GM[22];p0[1])", "line 1: unexpected character 0x70" },
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        scan_log b = { 0, "", 0 };
+        ck_assert_int_eq(zz_sgf_scan(bad[i][0], strlen(bad[i][0]), log_value, &b, NULL, err, sizeof err), -1);
+        ck_assert_msg(!strncmp(err, bad[i][1], strlen(bad[i][1])), "case %u: '%s', expected '%s'", i, err, bad[i][1]);
+    }
+    const char *nums = " -12 x";
+    int v = 0;
+    ck_assert_int_eq(zz_sgf_parse_int(&nums, &v), 0);
+    ck_assert_int_eq(v, -12);
+    ck_assert_int_eq(zz_sgf_parse_int(&nums, &v), -1);
+    ck_assert_str_eq(nums, " x");
+    const char *huge = "2000000";
+    ck_assert_int_eq(zz_sgf_parse_int(&huge, &v), -1);
+}
+END_TEST
+
 /* A missing manifest names its full path and why it cannot be opened; replay's errors go to
  * stderr as "zertz: replay: ..." (they used to be "ERROR ..." lines on stdout, and "manifest.csv:
  * cannot open" with neither the folder nor the reason). */
@@ -795,6 +843,7 @@ static Suite *game_suite(void) {
     tcase_add_test(t, sgf_mid_turn_end_roundtrip);
     tcase_add_test(t, sgf_agreed_draw_is_over);
     tcase_add_test(t, sgf_bad_input);
+    tcase_add_test(t, sgf_scan_by_hand);
     tcase_add_test(t, replay_tool_messages);
     tcase_add_test(t, fuzz_parsers);
     tcase_add_test(t, position_strings);

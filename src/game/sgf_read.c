@@ -1,4 +1,4 @@
-/* sgf_read.c — reading Boardspace SGF: a tolerant tokenizer for the first game tree, and a replay
+/* sgf_read.c — reading Boardspace SGF: the first game tree (tokenized by sgf_scan.h), and a replay
  * that follows Boardspace's own turn state machine (RULES.md §2.3 and §5.1): placement and ring
  * removal in either order, one BtoB per jump, Done, old records without Done (auto-Done), time
  * nodes, Resign/WinOnTime, in-turn undos (BtoR, R+, a jump straight back, re-placing the marble
@@ -14,8 +14,8 @@
  * and Pn moves first.  Edit after the first turn (history editing) stays an error. */
 #include "sgf.h"
 #include "handicap.h"
+#include "sgf_scan.h"
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,17 +182,6 @@ static int do_done(replay *r) {
     return 0;
 }
 
-static int parse_int(const char **s, int *out) {
-    while (**s == ' ') (*s)++;
-    if (!isdigit((unsigned char)**s) && !(**s == '-' && isdigit((unsigned char)(*s)[1]))) return -1;
-    char *end;
-    long v = strtol(*s, &end, 10);
-    if (v < -1000000 || v > 1000000) return -1;
-    *s = end;
-    *out = (int)v;
-    return 0;
-}
-
 /* A Boardspace "COL ROW" pair, e.g. "D 4". */
 static int parse_colrow(replay *r, const char **s) {
     while (**s == ' ') (*s)++;
@@ -200,7 +189,7 @@ static int parse_colrow(replay *r, const char **s) {
     if (!isalpha((unsigned char)col)) return fail(r, "expected a column letter at '%s'", *s);
     (*s)++;
     int row;
-    if (parse_int(s, &row) < 0) return fail(r, "expected a row number after '%c'", col);
+    if (zz_sgf_parse_int(s, &row) < 0) return fail(r, "expected a row number after '%c'", col);
     int cell = zz_cell_from_colrow(zz_board_get(r->g->board), col, row);
     if (cell < 0) return fail(r, "%c %d is not a cell of the %d-ring board", col, row, zz_board_get(r->g->board)->rings);
     return cell;
@@ -208,7 +197,7 @@ static int parse_colrow(replay *r, const char **s) {
 
 static int op_rtob(replay *r, const char *s) {
     int rack, colour;
-    if (parse_int(&s, &rack) < 0 || parse_int(&s, &colour) < 0) return fail(r, "RtoB needs a rack and a colour");
+    if (zz_sgf_parse_int(&s, &rack) < 0 || zz_sgf_parse_int(&s, &colour) < 0) return fail(r, "RtoB needs a rack and a colour");
     int cell = parse_colrow(r, &s);
     if (cell < 0) return -1;
     if (rack < 0 || rack > 2) return fail(r, "RtoB: bad rack %d", rack);
@@ -326,7 +315,7 @@ static int edit_op(replay *r, const char *word, const char *s) {
     }
     if (!strcmp(word, "rtor")) {
         int a, c, b;
-        if (parse_int(&s, &a) < 0 || parse_int(&s, &c) < 0 || parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
+        if (zz_sgf_parse_int(&s, &a) < 0 || zz_sgf_parse_int(&s, &c) < 0 || zz_sgf_parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
         if (a < 0 || a > 2 || b < 0 || b > 2 || c < 0 || c > 2) return fail(r, "RtoR %d %d %d: bad rack or colour", a, c, b);
         if (a == b) return 0;
         if (!rack_of(p, a)[c]) return fail(r, "RtoR: rack %d holds no marble of colour %d", a, c);
@@ -336,7 +325,7 @@ static int edit_op(replay *r, const char *word, const char *s) {
     }
     if (!strcmp(word, "rtob")) {
         int rack, c;
-        if (parse_int(&s, &rack) < 0 || parse_int(&s, &c) < 0) return fail(r, "RtoB needs a rack and a colour");
+        if (zz_sgf_parse_int(&s, &rack) < 0 || zz_sgf_parse_int(&s, &c) < 0) return fail(r, "RtoB needs a rack and a colour");
         int cell = parse_colrow(r, &s);
         if (cell < 0) return -1;
         if (rack < 0 || rack > 2 || c < 0 || c > 2) return fail(r, "RtoB %d %d: bad rack or colour", rack, c);
@@ -349,7 +338,7 @@ static int edit_op(replay *r, const char *word, const char *s) {
     if (!strcmp(word, "btor")) {
         int cell = parse_colrow(r, &s), rack;
         if (cell < 0) return -1;
-        if (parse_int(&s, &rack) < 0 || rack < 0 || rack > 2) return fail(r, "BtoR needs a rack 0, 1 or 2");
+        if (zz_sgf_parse_int(&s, &rack) < 0 || rack < 0 || rack > 2) return fail(r, "BtoR needs a rack 0, 1 or 2");
         int c = zz_colour_at(p, cell);
         if (c < 0) return fail(r, "BtoR: no marble there");
         p->marble[c] &= ~zz_bit(cell);
@@ -413,7 +402,7 @@ static int replay_op(replay *r, int label, const char *v) {
     const char *s = v;
     int idx;
     while (*s == ' ') s++;
-    if (isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))) parse_int(&s, &idx);
+    if (isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))) zz_sgf_parse_int(&s, &idx);
     while (*s == ' ') s++;
     char word[16];
     int n = 0;
@@ -492,7 +481,7 @@ static int replay_op(replay *r, int label, const char *v) {
     if (!strcmp(word, "r+")) return op_rplus(r, s);
     if (!strcmp(word, "rtor")) {
         int a, c, b;
-        if (parse_int(&s, &a) < 0 || parse_int(&s, &c) < 0 || parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
+        if (zz_sgf_parse_int(&s, &a) < 0 || zz_sgf_parse_int(&s, &c) < 0 || zz_sgf_parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
         if (a != b) return fail(r, "RtoR between different racks outside an Edit set-up (before Start) is not allowed");
         return 0;
     }
@@ -508,19 +497,6 @@ static int replay_op(replay *r, int label, const char *v) {
         return 0;
     }
     return fail(r, "unknown command '%s'", word);
-}
-
-/* ---- tokenizer ----------------------------------------------------------------------------- */
-typedef struct {
-    const char *p, *end;
-    int line;
-} lexer;
-
-static void skip_ws(lexer *lx) {
-    while (lx->p < lx->end && isspace((unsigned char)*lx->p)) {
-        if (*lx->p == '\n') lx->line++;
-        lx->p++;
-    }
 }
 
 /* Header properties of the root node. */
@@ -550,6 +526,16 @@ static int header_prop(replay *r, const char *id, const char *val) {
     return 0;
 }
 
+/* One property value from the scanner (sgf_scan.h): moves anywhere, header properties in the
+ * root node. */
+static int on_value(void *ctx, int node, const char *id, const char *val, int line) {
+    replay *r = ctx;
+    r->line = line;
+    if (!strcmp(id, "P0") || !strcmp(id, "P1") || !strcmp(id, "P-1")) return replay_op(r, id[1] == '-' ? -1 : id[1] - '0', val);
+    if (node <= 1) return header_prop(r, id, val);
+    return 0;
+}
+
 int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t errlen) {
     zz_game_init(g, ZZ_B37);
     replay r;
@@ -560,59 +546,10 @@ int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t err
     r.errlen = errlen;
     r.line = 1;
     clear_turn(&r);
-    lexer lx = { text, text + len, 1 };
-    char *val = malloc(len + 1);
-    if (!val) return fail(&r, "out of memory");
-    int rc = 0, depth = 0, nodes = 0;
-    bool any = false;
-    skip_ws(&lx);
-    if (lx.p >= lx.end || *lx.p != '(') { free(val); r.line = lx.line; return fail(&r, "not an SGF file (no '(' at the start)"); }
-    while (rc == 0 && lx.p < lx.end) {
-        skip_ws(&lx);
-        if (lx.p >= lx.end) break;
-        char ch = *lx.p;
-        r.line = lx.line;
-        if (ch == '(') { depth++; lx.p++; if (depth > 1 && any) break; continue; }   /* first tree only */
-        if (ch == ')') { depth--; lx.p++; if (depth <= 0) break; continue; }
-        if (ch == ';') { nodes++; lx.p++; continue; }
-        if (!isupper((unsigned char)ch) && ch != 'P') { rc = fail(&r, "unexpected character 0x%02x", (unsigned char)ch); break; }
-        char id[8];
-        int n = 0;
-        while (lx.p < lx.end && (isalnum((unsigned char)*lx.p) || *lx.p == '-')) {
-            if (n < 7) id[n++] = *lx.p;
-            else { rc = fail(&r, "property name too long"); break; }
-            lx.p++;
-        }
-        if (rc) break;
-        id[n] = 0;
-        skip_ws(&lx);
-        if (lx.p >= lx.end || *lx.p != '[') { rc = fail(&r, "property %s without a value", id); break; }
-        while (rc == 0 && lx.p < lx.end && *lx.p == '[') {        /* one or more values */
-            int vline = lx.line;
-            size_t k = 0;
-            lx.p++;
-            while (lx.p < lx.end && *lx.p != ']') {
-                if (*lx.p == '\\' && lx.p + 1 < lx.end) lx.p++;
-                if (*lx.p == '\n') lx.line++;
-                val[k++] = (*lx.p == '\n' || *lx.p == '\r' || *lx.p == '\t') ? ' ' : *lx.p;
-                lx.p++;
-            }
-            if (lx.p >= lx.end) { r.line = vline; rc = fail(&r, "unterminated value of property %s", id); break; }
-            lx.p++;
-            val[k] = 0;
-            r.line = vline;
-            any = true;
-            if (!strcmp(id, "P0") || !strcmp(id, "P1") || !strcmp(id, "P-1"))
-                rc = replay_op(&r, id[1] == '-' ? -1 : id[1] - '0', val);
-            else if (nodes <= 1)
-                rc = header_prop(&r, id, val);
-            skip_ws(&lx);
-        }
-    }
-    free(val);
-    if (rc) return rc;
-    if (depth > 0 && lx.p >= lx.end) { r.line = lx.line; return fail(&r, "truncated file: the game tree is not closed"); }
-    if (!any) return fail(&r, "empty game record");
+    zz_sgf_scan_end end;
+    if (zz_sgf_scan(text, len, on_value, &r, &end, err, errlen)) return -1;
+    r.line = end.line;
+    if (!end.any) return fail(&r, "empty game record");
     if (r.editing) {                      /* a set-up never started: a game of no turns from it */
         if (check_setup(&r, "the Edit set-up (never started)") < 0) return -1;
         g->start = g->final = r.pos;
@@ -628,30 +565,10 @@ int zz_sgf_parse(const char *text, size_t len, zz_game *g, char *err, size_t err
 }
 
 int zz_sgf_read_file(const char *path, zz_game *g, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *buf;
+    size_t len;
+    if (zz_read_whole_file(path, &buf, &len, err, errlen)) {
         zz_game_init(g, ZZ_B37);
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) break;
-        if (cap >= (64u << 20)) { free(buf); buf = NULL; break; }
-        char *nb = realloc(buf, cap *= 2);
-        if (!nb) { free(buf); buf = NULL; break; }
-        buf = nb;
-    }
-    bool rd_err = ferror(f);
-    fclose(f);
-    if (!buf || rd_err) {
-        free(buf);
-        zz_game_init(g, ZZ_B37);
-        snprintf(err, errlen, "%s: %s", path, rd_err ? "read error" : "file too large (over 64 MiB) or out of memory");
         return -1;
     }
     char inner[400];

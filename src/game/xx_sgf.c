@@ -10,8 +10,8 @@
  * Every turn is checked: the rack (the pool while it holds a marble, else the mover's captures),
  * vacant targets, free rings, legal jumps, a compulsory removal, a finished chain. */
 #include "xx.h"
+#include "sgf_scan.h"
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,24 +84,13 @@ static void begin_turn(xrep *r) {
     r->resigning = false;
 }
 
-static int parse_int(const char **s, int *out) {
-    while (**s == ' ') (*s)++;
-    if (!isdigit((unsigned char)**s) && !(**s == '-' && isdigit((unsigned char)(*s)[1]))) return -1;
-    char *end;
-    long v = strtol(*s, &end, 10);
-    if (v < -1000000 || v > 1000000) return -1;
-    *s = end;
-    *out = (int)v;
-    return 0;
-}
-
 static int parse_cell(xrep *r, const char **s) {
     while (**s == ' ') (*s)++;
     char col = (char)toupper((unsigned char)**s);
     if (col < 'A' || col >= 'A' + ZZ_XX_COLS) return fail(r, "expected a column letter A..Q at '%s'", *s);
     (*s)++;
     int row;
-    if (parse_int(s, &row) < 0 || row < 1 || row > ZZ_XX_ROWS) return fail(r, "expected a row 1..12 after '%c'", col);
+    if (zz_sgf_parse_int(s, &row) < 0 || row < 1 || row > ZZ_XX_ROWS) return fail(r, "expected a row 1..12 after '%c'", col);
     return (col - 'A') * ZZ_XX_ROWS + row - 1;
 }
 
@@ -241,7 +230,7 @@ static bool done_state(xstate s) {
 
 static int op_rtob(xrep *r, const char *s) {
     int rack, colour;
-    if (parse_int(&s, &rack) < 0 || parse_int(&s, &colour) < 0) return fail(r, "RtoB needs a rack and a colour");
+    if (zz_sgf_parse_int(&s, &rack) < 0 || zz_sgf_parse_int(&s, &colour) < 0) return fail(r, "RtoB needs a rack and a colour");
     int c = parse_cell(r, &s);
     if (c < 0) return -1;
     if (rack < 0 || rack > 2 || colour < 0 || colour > 2) return fail(r, "RtoB %d %d: bad rack or colour", rack, colour);
@@ -359,7 +348,7 @@ static int replay_op(xrep *r, int label, const char *v) {
     const char *s = v;
     int idx;
     while (*s == ' ') s++;
-    if (isdigit((unsigned char)*s)) parse_int(&s, &idx);
+    if (isdigit((unsigned char)*s)) zz_sgf_parse_int(&s, &idx);
     while (*s == ' ') s++;
     char word[16];
     int n = 0;
@@ -423,7 +412,7 @@ static int replay_op(xrep *r, int label, const char *v) {
     if (!strcmp(word, "btor")) return op_btor(r, s);
     if (!strcmp(word, "rtor")) {
         int a, c, b;
-        if (parse_int(&s, &a) < 0 || parse_int(&s, &c) < 0 || parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
+        if (zz_sgf_parse_int(&s, &a) < 0 || zz_sgf_parse_int(&s, &c) < 0 || zz_sgf_parse_int(&s, &b) < 0) return fail(r, "RtoR needs three numbers");
         if (a != b) return fail(r, "RtoR between different racks is not allowed in a game");
         return 0;
     }
@@ -469,6 +458,16 @@ void zz_xx_game_free(zz_xx_game *g) {
     g->nturns = g->cap_text = 0;
 }
 
+/* One property value from the scanner (sgf_scan.h): moves, the game kind, the first name. */
+static int on_value(void *ctx, int node, const char *id, const char *val, int line) {
+    xrep *r = ctx;
+    r->line = line;
+    if (!strcmp(id, "P0") || !strcmp(id, "P1") || !strcmp(id, "P-1")) return replay_op(r, id[1] == '-' ? -1 : id[1] - '0', val);
+    if (!strcmp(id, "GM") && atoi(val) != 22) return fail(r, "not a Zertz record (GM[%s])", val);
+    if (!strcmp(id, "GN") && !r->g->game_name[0]) snprintf(r->g->game_name, sizeof r->g->game_name, "%s", val);
+    return 0;
+}
+
 int zz_xx_sgf_parse(const char *text, size_t len, zz_xx_game *g, char *err, size_t errlen) {
     memset(g, 0, sizeof *g);
     g->winner = -1;
@@ -483,55 +482,10 @@ int zz_xx_sgf_parse(const char *text, size_t len, zz_xx_game *g, char *err, size
     for (int c = 0; c < 3; c++) r.pos.pool[c] = (uint8_t)ZZ_START_POOL[c];
     begin_turn(&r);
     if (!zz_sgf_is_extreme(text, len)) return fail(&r, "not a Zertz+xx record (SU[Zertz+xx])");
-    char *val = malloc(len + 1);
-    if (!val) return fail(&r, "out of memory");
-    const char *p = text, *end = text + len;
-    int depth = 0, rc = 0, line = 1;
-    bool any = false, closed = false;
-    while (rc == 0 && p < end && !closed) {
-        char ch = *p;
-        if (ch == '\n') { line++; p++; continue; }
-        if (isspace((unsigned char)ch)) { p++; continue; }
-        r.line = line;
-        if (ch == '(') { depth++; p++; if (depth > 1 && any) break; continue; }
-        if (ch == ')') { depth--; p++; if (depth <= 0) closed = true; continue; }
-        if (ch == ';') { p++; continue; }
-        if (!isupper((unsigned char)ch)) { rc = fail(&r, "unexpected character 0x%02x", (unsigned char)ch); break; }
-        char id[8];
-        int n = 0;
-        while (p < end && (isalnum((unsigned char)*p) || *p == '-')) {
-            if (n >= 7) { rc = fail(&r, "property name too long"); break; }
-            id[n++] = *p++;
-        }
-        if (rc) break;
-        id[n] = 0;
-        while (p < end && isspace((unsigned char)*p)) { if (*p == '\n') line++; p++; }
-        if (p >= end || *p != '[') { rc = fail(&r, "property %s without a value", id); break; }
-        while (rc == 0 && p < end && *p == '[') {
-            int vline = line;
-            size_t k = 0;
-            p++;
-            while (p < end && *p != ']') {
-                if (*p == '\\' && p + 1 < end) p++;
-                if (*p == '\n') line++;
-                val[k++] = isspace((unsigned char)*p) ? ' ' : *p;
-                p++;
-            }
-            if (p >= end) { r.line = vline; rc = fail(&r, "unterminated value of property %s", id); break; }
-            p++;
-            val[k] = 0;
-            r.line = vline;
-            any = true;
-            if (!strcmp(id, "P0") || !strcmp(id, "P1") || !strcmp(id, "P-1")) rc = replay_op(&r, id[1] == '-' ? -1 : id[1] - '0', val);
-            else if (!strcmp(id, "GM") && atoi(val) != 22) rc = fail(&r, "not a Zertz record (GM[%s])", val);
-            else if (!strcmp(id, "GN") && !g->game_name[0]) snprintf(g->game_name, sizeof g->game_name, "%s", val);
-            while (p < end && isspace((unsigned char)*p)) { if (*p == '\n') line++; p++; }
-        }
-    }
-    free(val);
-    if (rc) return rc;
-    r.line = line;
-    if (depth > 0 && !closed && p >= end) return fail(&r, "truncated file: the game tree is not closed");
+    zz_sgf_scan_end end;
+    if (zz_sgf_scan(text, len, on_value, &r, &end, err, errlen)) return -1;
+    r.line = end.line;
+    int rc = 0;
     if (r.st != S_OVER && r.resigning) rc = do_done(&r);
     if (r.st != S_OVER) g->final = r.turn_start;       /* the last completed turn */
     return rc;
@@ -540,20 +494,9 @@ int zz_xx_sgf_parse(const char *text, size_t len, zz_xx_game *g, char *err, size
 int zz_xx_read_file(const char *path, zz_xx_game *g, char *err, size_t errlen) {
     memset(g, 0, sizeof *g);
     g->winner = -1;
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap) break;
-        char *nb = cap < (64u << 20) ? realloc(buf, cap *= 2) : NULL;
-        if (!nb) { free(buf); buf = NULL; }
-        else buf = nb;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) { free(buf); snprintf(err, errlen, "%s: %s", path, bad ? "read error" : "file too large or out of memory"); return -1; }
+    char *buf;
+    size_t len;
+    if (zz_read_whole_file(path, &buf, &len, err, errlen)) return -1;
     if (!zz_sgf_is_extreme(buf, len)) { free(buf); return 1; }
     char inner[400];
     int rc = zz_xx_sgf_parse(buf, len, g, inner, sizeof inner);
