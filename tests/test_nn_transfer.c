@@ -1,7 +1,9 @@
 /* test_nn_transfer.c — carrying a network over to another board (src/nn/transfer.h): where the
  * boards are laid on each other, that every board-free tensor is copied, that the value head's
  * rows follow their cells, and that the identity and round trips through a larger board give the
- * network back exactly. */
+ * network back exactly; and growing a network wider and deeper (src/nn/grow.h) without changing
+ * what it computes. */
+#include "nn/grow.h"
 #include "nn/transfer.h"
 #include "helpers.h"
 #include <math.h>
@@ -141,6 +143,72 @@ START_TEST(value_rows_follow_their_cells) {
 }
 END_TEST
 
+/* The largest difference between two models' outputs (logits and values) on n positions of
+ * random play, both forwarded the same way (train: batch statistics). */
+static double output_gap(nn_model *a, nn_model *b, int n, bool train, uint64_t seed)
+{
+    char err[256];
+    int P = a->geom.ncells;
+    float *x = malloc(sizeof(float) * (size_t)n * (size_t)P * NN_PLANES);
+    float *la = malloc(sizeof(float) * (size_t)n * (size_t)P * NN_HEADS), *lb = malloc(sizeof(float) * (size_t)n * (size_t)P * NN_HEADS);
+    float *va = malloc(sizeof(float) * (size_t)n), *vb = malloc(sizeof(float) * (size_t)n);
+    uint64_t rng = seed;
+    for (int i = 0; i < n; i++) {
+        zz_pos p;
+        zz_pos_init(&p, a->cfg.board);
+        th_random_playout(&p, &rng, i % 24);
+        nn_encode(&a->geom, &p, x + (size_t)i * (size_t)P * NN_PLANES);
+    }
+    ck_assert_msg(nn_model_forward(a, x, n, train, err, sizeof err) == 0, "%s", err);
+    nn_model_outputs(a, la, va);
+    ck_assert_msg(nn_model_forward(b, x, n, train, err, sizeof err) == 0, "%s", err);
+    nn_model_outputs(b, lb, vb);
+    double gap = 0;
+    for (size_t k = 0; k < (size_t)n * (size_t)P * NN_HEADS; k++) gap = fmax(gap, fabs((double)la[k] - lb[k]));
+    for (int i = 0; i < n; i++) gap = fmax(gap, fabs((double)va[i] - vb[i]));
+    free(x); free(la); free(lb); free(va); free(vb);
+    return gap;
+}
+
+/* Grown from 1 x 8 to 3 x 12 (perturbed weights and statistics, so that nothing is an identity by
+ * luck), the network answers as before on 48 rings, with running statistics and with batch
+ * statistics; weights from new channels into old ones are zero, weights into new channels are
+ * not (they must be able to learn); growing to the same size copies; shrinking is refused. */
+START_TEST(growing_keeps_the_function) {
+    char err[256];
+    nn_model *m = small_net(ZZ_B48, 31);
+    nn_model *g = nn_model_grow(m, 3, 12, 5, err, sizeof err);
+    ck_assert_msg(g != NULL, "%s", err);
+    ck_assert_int_eq(g->cfg.blocks, 3);
+    ck_assert_int_eq(g->cfg.channels, 12);
+    double inference = output_gap(m, g, 16, false, 3), training = output_gap(m, g, 16, true, 4);
+    ck_assert_msg(inference < 1e-5 && training < 1e-4, "outputs moved: %g (running statistics), %g (batch)", inference, training);
+
+    const nn_view *w = nn_model_view(g, "block0.conv2.w");      /* w[7][12][12] */
+    const float *gp = g->param;
+    double old_from_new = 0, new_from_old = 0;
+    for (int t = 0; t < 7; t++)
+        for (int i = 0; i < 12; i++)
+            for (int o = 0; o < 12; o++) {
+                float v = gp[w->offset + ((size_t)t * 12 + (size_t)i) * 12 + (size_t)o];
+                if (i >= 8 && o < 8) old_from_new += fabs(v);
+                if (i < 8 && o >= 8) new_from_old += fabs(v);
+            }
+    ck_assert(old_from_new == 0.0);
+    ck_assert(new_from_old > 0.0);
+    ck_assert(gp[nn_model_view(g, "block2.bn2.gamma")->offset] == 0.0f);
+
+    nn_model *same = nn_model_grow(m, 1, 8, 5, err, sizeof err);
+    ck_assert_msg(same != NULL, "%s", err);
+    assert_same_weights(m, same);
+    ck_assert_ptr_null(nn_model_grow(g, 2, 12, 5, err, sizeof err));
+    ck_assert_msg(strstr(err, "3 x 12 network cannot grow into 2 x 12") != NULL, "%s", err);
+    nn_model_free(same);
+    nn_model_free(g);
+    nn_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nn_transfer");
@@ -149,6 +217,7 @@ int main(void)
     tcase_add_test(tc, own_board_is_identity);
     tcase_add_test(tc, round_trips_through_a_larger_board);
     tcase_add_test(tc, value_rows_follow_their_cells);
+    tcase_add_test(tc, growing_keeps_the_function);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

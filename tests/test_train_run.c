@@ -208,7 +208,8 @@ START_TEST(lr_tail_lowers_the_last_steps) {
 END_TEST
 
 /* --init: a fresh run starts from given weights (their architecture, whatever blocks/channels
- * say), refuses a folder holding a run, and carries a network of another board over (transfer.h). */
+ * say unless given), refuses a folder holding a run, carries a network of another board over
+ * (transfer.h), grows it to a larger --channels (grow.h) and refuses a smaller one. */
 START_TEST(init_from_weights) {
     fresh_dir("init");
     char err[512], src[400];
@@ -265,10 +266,28 @@ START_TEST(init_from_weights) {
     ck_assert(a && b && a->count == b->count);
     ck_assert(memcmp((float *)got->param + a->offset, (float *)m48->param + b->offset, a->count * sizeof(float)) == 0);
     nn_model_free(got);
-    nn_model_free(m48);
+    snprintf(c.init, sizeof c.init, "%s", src);                 /* --channels 12 on a 1 x 8: grown */
+    c.arch_given = TR_ARCH_CHANNELS;
+    c.channels = 12;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_ptr_nonnull(got = nn_checkpoint_load(g0, NN_F32, NULL, err, sizeof err));
+    ck_assert_int_eq(got->cfg.blocks, 1);
+    ck_assert_int_eq(got->cfg.channels, 12);
+    a = nn_model_view(got, "block0.conv1.w");                   /* w[7][12][12]: the old 8 x 8 corner */
+    b = nn_model_view(m48, "block0.conv1.w");
+    ck_assert(a && b && b->count == 7 * 8 * 8 && a->count == 7 * 12 * 12);
+    ck_assert(((float *)got->param)[a->offset + 12 * 12 + 12 + 3] == ((float *)m48->param)[b->offset + 8 * 8 + 8 + 3]);
+    nn_model_free(got);
+    c.arch_given = TR_ARCH_BLOCKS | TR_ARCH_CHANNELS;           /* smaller than the weights: refused */
+    c.channels = 4;
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "cannot grow into 1 x 4") != NULL, "%s", err);
+    c.arch_given = 0;
+    c.channels = 8;
     snprintf(c.init, sizeof c.init, "%s.missing", src);          /* a missing file: a clear error */
     ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "--init") != NULL, "%s", err);
+    nn_model_free(m48);
     nn_model_free(m);
     unlink(src);
     char cmd[300];

@@ -56,6 +56,9 @@ static void usage(FILE *f) {
             "  --quiet              no status line\n"
             "  --init CKPT          a fresh run starts from these weights (their architecture), e.g. to\n"
             "                       continue the shipped network on another machine without its replay\n"
+            "                       buffer; another board's are carried over; with --blocks/--channels\n"
+            "                       at least theirs, the network first grows to that size and plays as\n"
+            "                       before (new channels and blocks start silent: src/nn/grow.h)\n"
             "  --rollout-mix X      self-play leaf values: (1-X) network + X one random rollout (default %.2g)\n"
             "  --gumbel M           Gumbel AlphaZero root search with M candidates (sequential halving;\n"
             "                       the improved policy is the policy target; 0 = PUCT with noise; default %d)\n"
@@ -135,7 +138,8 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
         c->sp.board = zz_board_for_rings(rings)->kind;
         return 1;
     }
-    if (!strcmp(a, "--blocks") || !strcmp(a, "--channels")) c->arch_given = 1;
+    if (!strcmp(a, "--blocks")) c->arch_given |= TR_ARCH_BLOCKS;
+    if (!strcmp(a, "--channels")) c->arch_given |= TR_ARCH_CHANNELS;
     INT_OPT("--blocks", 1, 40, c->blocks)
     INT_OPT("--channels", 4, 512, c->channels)
     INT_OPT("--pretrain-games", 0, 1000000000, c->pretrain_games)

@@ -17,6 +17,7 @@
 #include "train/pretrain.h"
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
+#include "nn/grow.h"
 #include "nn/transfer.h"
 #include "train/atomic_file.h"
 #include "train/live_eval.h"
@@ -290,10 +291,6 @@ static int check_options(const tr_run_config *c, bool have, char *err, size_t er
                  c->out);
         return -1;
     }
-    if (c->init[0] && c->arch_given) {
-        snprintf(err, errlen, "--init takes the architecture of its weights: drop --blocks/--channels");
-        return -1;
-    }
     return 0;
 }
 
@@ -327,7 +324,8 @@ static int open_resume(run_ctx *x, char *err, size_t errlen) {
     if (!m) { snprintf(err, errlen, "resume: %s", why); return -1; }
     if ((int)m->cfg.board != (int)c->sp.board) {
         snprintf(err, errlen, "resume: %s is a run on another board (use --fresh or another --out)", c->out);
-    } else if (c->arch_given && (m->cfg.blocks != c->blocks || m->cfg.channels != c->channels)) {
+    } else if (((c->arch_given & TR_ARCH_BLOCKS) && m->cfg.blocks != c->blocks) ||
+               ((c->arch_given & TR_ARCH_CHANNELS) && m->cfg.channels != c->channels)) {
         snprintf(err, errlen, "resume: %s is a run of a %d x %d network, not %d x %d: drop --blocks/--channels, "
                  "or start over with --fresh (or another --out)", c->out, m->cfg.blocks, m->cfg.channels, c->blocks, c->channels);
     } else if (check_best(c, m, latest, err, errlen) == 0) {
@@ -346,8 +344,25 @@ static int open_resume(run_ctx *x, char *err, size_t errlen) {
     return -1;
 }
 
-/* --init: the weights of c->init (their architecture; carried over to c->sp.board when they are
- * another board's), with fresh momenta.  The network, or NULL with a message. */
+/* --init with --blocks/--channels: m grown to them (nn/grow.h: the same play, room to learn
+ * more), or as it is when it has them already.  The network (m is freed when it is replaced), or
+ * NULL with a message. */
+static nn_model *grow_init(const tr_run_config *c, nn_model *m, char *err, size_t errlen) {
+    int blocks = c->arch_given & TR_ARCH_BLOCKS ? c->blocks : m->cfg.blocks;
+    int channels = c->arch_given & TR_ARCH_CHANNELS ? c->channels : m->cfg.channels;
+    if (blocks == m->cfg.blocks && channels == m->cfg.channels) return m;
+    char why[512];
+    nn_model *g = nn_model_grow(m, blocks, channels, c->seed * 131 + 7, why, sizeof why);
+    if (!g) snprintf(err, errlen, "--init: %s", why);
+    else if (!c->quiet)
+        printf("zertz train: --init: the %d x %d network grown to %d x %d (new channels and blocks add nothing "
+               "until trained: src/nn/grow.h)\n", m->cfg.blocks, m->cfg.channels, blocks, channels);
+    nn_model_free(m);
+    return g;
+}
+
+/* --init: the weights of c->init (their architecture, or grown to --blocks/--channels; carried
+ * over to c->sp.board when they are another board's), with fresh momenta.  The network, or NULL with a message. */
 static nn_model *load_init(const tr_run_config *c, char *err, size_t errlen) {
     char why[512];
     nn_model *m = nn_checkpoint_load(c->init, NN_F32, NULL, why, sizeof why);
@@ -366,6 +381,7 @@ static nn_model *load_init(const tr_run_config *c, char *err, size_t errlen) {
                    "as they are; value head: %d of its %d cells mapped, %d new cells start at zero)\n",
                    from, s.dst_cells, s.mapped, s.src_cells, s.dst_cells - s.mapped);
     }
+    if (c->arch_given && !(m = grow_init(c, m, err, errlen))) return NULL;
     memset(m->mom, 0, m->nparams * m->esize);   /* fresh momenta */
     return m;
 }
@@ -376,7 +392,7 @@ static int open_new(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
     nn_model *m;
-    if (c->init[0]) {           /* a fresh run from given weights: their architecture, no momenta */
+    if (c->init[0]) {           /* a fresh run from given weights: no momenta */
         if (!(m = load_init(c, err, errlen))) return -1;
     } else {
         nn_config nc;

@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* tr_run_config.arch_given: which of blocks and channels the command line gave. */
+enum { TR_ARCH_BLOCKS = 1, TR_ARCH_CHANNELS = 2 };
+
 /* Self-play beyond this process (the MPI worker ranks: mpi_hub.h), driven by the run loop from its
  * own thread; run.c knows it only through these calls.  The remote games go into the same replay
  * buffer (each sample tagged with its origin rank), the run's weights go out at every refresh
@@ -76,7 +79,8 @@ typedef struct {
     int fresh;                 /* start over even when OUTDIR has a run */
     int resume;                /* resume a run found in OUTDIR (else refuse to touch it) */
     int require_run;           /* --resume was asked for: OUTDIR must hold a run */
-    int arch_given;            /* blocks/channels were asked for: a resumed run must have them */
+    int arch_given;            /* TR_ARCH_BLOCKS | TR_ARCH_CHANNELS: asked for; a resumed run must
+                                  have them, --init's network grows to them (nn/grow.h) */
     int quiet;                 /* no status line */
     double status_every;       /* seconds between status lines */
     uint64_t seed;
