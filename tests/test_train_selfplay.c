@@ -408,6 +408,65 @@ START_TEST(teacher_mode_plays_uct_games) {
 }
 END_TEST
 
+/* Alpha-beta opponents (ab_share): with share 1 every game has one, on a side drawn at random (both
+ * sides occur); none of its decisions is recorded (every sample's mover is the network's side, and
+ * samples are still legal and valued by the result); it plays well (depth 2 against a 12-simulation
+ * search on random values: it wins most games); with share 0 no game has one; bad settings are
+ * refused. */
+START_TEST(alpha_beta_opponents) {
+    count_ctx cc = { .rng = 17 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
+    tr_selfplay_config c = small_config();
+    c.ab_share = 1;
+    c.ab_depth = 2;
+    tr_selfplay *sp = start_selfplay(&c, &ev);
+    int games = 0, side_seen[2] = { 0, 0 }, ab_won = 0;
+    for (int t = 0; t < 6000 && games < 24; t++) {
+        sleep_ms(5);
+        for (tr_game *g = tr_selfplay_take(sp), *n; g; g = n) {
+            n = g->next;
+            check_game(g);
+            ck_assert(g->ab_side == 0 || g->ab_side == 1);
+            side_seen[g->ab_side]++;
+            ab_won += g->winner == g->ab_side;
+            for (int i = 0; i < g->nsamples; i++) ck_assert_int_ne(g->samples[i].pos.to_move, g->ab_side);
+            games++;
+            tr_game_free(g);
+        }
+    }
+    tr_selfplay_stop(sp);
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    ck_assert_int_ge(games, 24);
+    ck_assert_int_eq(st.ab_games, st.games);
+    ck_assert_int_le(st.ab_wins + st.ab_draws, st.ab_games);
+    ck_assert(side_seen[0] > 0 && side_seen[1] > 0);
+    ck_assert_msg(ab_won * 10 >= games * 7, "alpha-beta won only %d of %d", ab_won, games);
+    tr_selfplay_free(sp);
+
+    c.ab_share = 0;
+    sp = start_selfplay(&c, &ev);
+    ck_assert_int_ge(take_games(sp, 4, c.q_target, 0), 4);
+    tr_selfplay_stop(sp);
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_int_eq(st.ab_games, 0);
+    tr_selfplay_free(sp);
+
+    char err[256];
+    c.ab_share = 1.5;
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "alpha-beta share") != NULL, "%s", err);
+    c.ab_share = 0.5;
+    c.ab_depth = 0;
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    c.ab_depth = 2;
+    c.teacher_iters = 100;
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "teacher") != NULL, "%s", err);
+}
+END_TEST
+
 /* Gumbel self-play: every request answered once; the policy targets are the improved policy
  * (counts out of 10,000 over at most 64 legal moves, most probable first). */
 START_TEST(gumbel_selfplay_targets) {
@@ -467,6 +526,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, value_target_blends_search_value);
     tcase_add_test(tc, teacher_mode_plays_uct_games);
     tcase_add_test(tc, gumbel_selfplay_targets);
+    tcase_add_test(tc, alpha_beta_opponents);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

@@ -7,6 +7,7 @@
 #include "nn/omp_env.h"
 #include "train/run.h"
 #include "cuda/backend.h"
+#include "mcts/ab.h"
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -62,6 +63,11 @@ static void usage(FILE *f) {
             "  --rollout-mix X      self-play leaf values: (1-X) network + X one random rollout (default %.2g)\n"
             "  --gumbel M           Gumbel AlphaZero root search with M candidates (sequential halving;\n"
             "                       the improved policy is the policy target; 0 = PUCT with noise; default %d)\n"
+            "  --ab-share X         share of the self-play games where one side (drawn at random) is the\n"
+            "                       alpha-beta agent; its moves are not recorded (default %.2g)\n"
+            "  --ab-depth D         that agent's depth in plies, 1..%d (default %d: ~10 ms a move on 37\n"
+            "                       rings; 3 takes seconds in the opening)\n"
+            "  --ab-ms MS           and its time per move at most (default 0: the depth alone)\n"
             "  --teacher N          teacher mode: self-play by UCT with N iterations a decision (random\n"
             "                       rollouts, no network), its visits the policy targets (0 = off)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
@@ -78,7 +84,8 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.q_target, d.sp.pass_forced);
+            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.q_target,
+            d.sp.pass_forced);
 }
 
 static int fail(const char *what, const char *why) {
@@ -145,6 +152,9 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     INT_OPT("--pretrain-games", 0, 1000000000, c->pretrain_games)
     INT_OPT("--teacher", 0, 100000000, c->sp.teacher_iters)
     INT_OPT("--gumbel", 0, 64, c->sp.gumbel_m)
+    DOUBLE_OPT("--ab-share", 0, 1, c->sp.ab_share)
+    INT_OPT("--ab-depth", 1, MCTS_AB_MAX_DEPTH, c->sp.ab_depth)
+    DOUBLE_OPT("--ab-ms", 0, 60000, c->sp.ab_ms)
     INT_OPT("--pass-forced", 0, 1, c->sp.pass_forced)
     INT_OPT("--sims", 2, 100000, *sims)
     INT_OPT("--games-in-flight", 1, 100000, c->sp.games_in_flight)
@@ -249,6 +259,10 @@ int main(int argc, char **argv) {
            c.out, r.steps, r.generation, r.best_generation, r.games, r.session_games, r.session_samples, r.evals,
            r.sp.resigned, r.sp.false_resign, r.sp.calib_would_resign, 100 * fr,
            g_stop ? "; stopped by signal: run again to resume" : "");
+    if (r.sp.ab_games)
+        printf("zertz train: against the alpha-beta opponent (depth %d): %lld games this session, the network "
+               "won %lld, drew %lld, lost %lld\n", c.sp.ab_depth, r.sp.ab_games, r.sp.ab_wins, r.sp.ab_draws,
+               r.sp.ab_games - r.sp.ab_wins - r.sp.ab_draws);
     if (mpi && g_stop) { fflush(NULL); _exit(mpi_status); }
     return mpi_status;
 }

@@ -736,6 +736,7 @@ typedef struct {
     long long evals, calls;    /* network evaluations and evaluator calls so far */
     long long moves;           /* positions searched and played, every rank's */
     long long own_games;       /* games this process finished */
+    long long ab_games, ab_points2;   /* of them against the alpha-beta opponent; the network's points x 2 */
 } run_counts;
 
 /* The status line: elapsed time, games, rates since the last line, steps, smoothed losses, buffer,
@@ -757,7 +758,9 @@ static void status_line(run_ctx *x, double t, const run_counts *k) {
     printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
            mt->tty ? "\r" : "", el, x->ready ? (x->held ? " (self-play waits for training)" : "") : " (filling the buffer)",
            x->st.games, pps, eps, fill, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema,
-           x->rb.count, x->st.generation, eta, x->rem ? "" : mt->tty ? "   " : "\n");
+           x->rb.count, x->st.generation, eta, x->rem || k->ab_games ? "" : mt->tty ? "   " : "\n");
+    if (k->ab_games)      /* this process's games against the alpha-beta opponent, this session */
+        printf("  vs ab %.1f/%lld%s", k->ab_points2 / 2.0, k->ab_games, x->rem ? "" : mt->tty ? "   " : "\n");
     if (x->rem) {
         char rs[1024];
         x->rem->status(x->rem->ctx, rs, sizeof rs, x->st.steps, k->own_games, x->st.generation, x->pub_steps);
@@ -791,10 +794,12 @@ static void report(run_ctx *x, double t) {
     run_meter *mt = &x->meter;
     bool status_due = t - mt->last_status >= mt->status_every, csv_due = t - mt->last_csv >= 10.0;
     if (status_due || csv_due) {
-        run_counts k = { tr_live_eval_count(x->ev), tr_live_eval_calls(x->ev), 0, 0 };
+        run_counts k = { tr_live_eval_count(x->ev), tr_live_eval_calls(x->ev), 0, 0, 0, 0 };
         tr_selfplay_stats ss;
         tr_selfplay_stats_get(x->sp, &ss);
         k.own_games = ss.games;
+        k.ab_games = ss.ab_games;
+        k.ab_points2 = 2 * ss.ab_wins + ss.ab_draws;
         k.moves = ss.moves + (x->rem ? x->rem->moves(x->rem->ctx) : 0);     /* positions of every rank */
         if (!x->c->quiet && status_due) status_line(x, t, &k);
         if (csv_due) csv_row(x, t, &k);

@@ -2,6 +2,7 @@
  * trees, one shared queue of leaves and the evaluator thread(s) serving it, each with its own copy
  * of the evaluator. */
 #include "train/selfplay.h"
+#include "mcts/ab.h"
 #include "mcts/batcher.h"
 #include <pthread.h>
 #include <sched.h>
@@ -34,6 +35,7 @@ void tr_selfplay_config_default(tr_selfplay_config *c) {
     c->ply_cap = 200;
     c->pass_forced = 1;
     c->q_target = 0.5;         /* the shipped recipe; the value loss analysis in README: results alone are noise */
+    c->ab_depth = 2;
     c->max_nodes = 1u << 16;
     c->max_edges = 1u << 21;
     c->seed = 1;
@@ -65,6 +67,7 @@ typedef struct {
     int first, stride;              /* its games: first, first + stride, ... */
     zz_move *moves;                 /* scratch for root children */
     int *visits;
+    mcts_ab *ab;                    /* the alpha-beta opponent's searcher (ab_share > 0), else NULL */
     /* counters (relaxed atomics, read by tr_selfplay_stats_get) */
     _Atomic long long submitted, finished, abandoned, terminal, collisions, moves_played;
 } __attribute__((aligned(64))) sp_worker;
@@ -112,6 +115,7 @@ static int game_new(tr_selfplay *sp, sp_game *g) {
     if (!g->rec) return -1;
     g->rec->would_resign = -1;
     g->rec->calib = unit(&g->rng) < sp->cfg.resign_calib;
+    g->rec->ab_side = sp->cfg.ab_share > 0 && unit(&g->rng) < sp->cfg.ab_share ? (int)(zz_rand(&g->rng) & 1) : -1;
     zz_pos_init(&g->pos, sp->cfg.board);
     g->pos.ply_cap = (uint16_t)(sp->cfg.ply_cap > 0 ? sp->cfg.ply_cap : 0);
     mcts_puct_set_root(g->s, &g->pos);
@@ -151,6 +155,11 @@ static void finish_record(tr_selfplay *sp, tr_game *rec, const zz_pos *pos) {
     st->plies_sum += rec->plies;
     if (winner < 0) st->draws++;
     else st->wins[winner]++;
+    if (rec->ab_side >= 0) {
+        st->ab_games++;
+        st->ab_wins += winner == 1 - rec->ab_side;
+        st->ab_draws += winner < 0;
+    }
     st->resigned += rec->resigned;
     st->calib_games += rec->calib;
     if (rec->calib && rec->would_resign >= 0) {
@@ -211,6 +220,12 @@ static void begin_move(tr_selfplay *sp, sp_worker *wk, sp_game *g) {
     if (zz_count_moves(&g->pos) == 1) {           /* forced: played unsearched, not recorded */
         zz_gen_moves(&g->pos, wk->moves);
         play(sp, wk, g, wk->moves[0]);
+        return;
+    }
+    if (g->rec->ab_side == g->pos.to_move) {      /* the alpha-beta opponent: played, not recorded */
+        mcts_ab_result r;
+        if (mcts_ab_search(wk->ab, &g->pos, sp->cfg.ab_depth, sp->cfg.ab_ms, &r) != 0) { set_error(sp, "alpha-beta opponent: no move"); return; }
+        play(sp, wk, g, r.move);
         return;
     }
     g->full = unit(&g->rng) < sp->cfg.full_prob;
@@ -470,6 +485,16 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
                  "simulations must be positive)");
         return NULL;
     }
+    if (cfg->ab_share < 0 || cfg->ab_share > 1 || cfg->ab_ms < 0 ||
+        (cfg->ab_share > 0 && (cfg->ab_depth < 1 || cfg->ab_depth > MCTS_AB_MAX_DEPTH))) {
+        snprintf(err, errlen, "bad self-play configuration (the alpha-beta share must be in [0, 1], its depth 1..%d, its time not negative)",
+                 MCTS_AB_MAX_DEPTH);
+        return NULL;
+    }
+    if (cfg->ab_share > 0 && cfg->teacher_iters > 0) {
+        snprintf(err, errlen, "alpha-beta opponents are for the network's self-play, not teacher mode");
+        return NULL;
+    }
     tr_selfplay *sp = calloc(1, sizeof *sp);
     if (!sp) { snprintf(err, errlen, "out of memory"); return NULL; }
     sp->cfg = *cfg;
@@ -520,6 +545,13 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
         wk->moves = malloc(ZZ_MAX_MOVES * sizeof *wk->moves);
         wk->visits = malloc(ZZ_MAX_MOVES * sizeof *wk->visits);
         if (!wk->moves || !wk->visits) goto oom;
+        if (cfg->ab_share > 0) {
+            mcts_ab_config ac;
+            mcts_ab_config_default(&ac);
+            ac.tt_log2 = 16;                       /* 1 MiB a worker: shallow searches */
+            ac.seed = mix64(cfg->seed + (uint64_t)t);
+            if (!(wk->ab = mcts_ab_new(&ac))) goto oom;
+        }
     }
     return sp;
 oom:
@@ -624,6 +656,7 @@ void tr_selfplay_free(tr_selfplay *sp) {
     for (int t = 0; sp->workers && t < sp->cfg.threads; t++) {
         free(sp->workers[t].moves);
         free(sp->workers[t].visits);
+        mcts_ab_free(sp->workers[t].ab);
     }
     free(sp->workers);
     tr_game *g = sp->done_head;

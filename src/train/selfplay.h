@@ -20,6 +20,14 @@
  * played out; there a would-be resignation is remembered, and if that player did not lose it
  * counts as a false resignation.  The ply cap makes a draw.
  *
+ * Alpha-beta opponents (ab_share > 0): that share of the games (drawn per game) has one side, drawn
+ * at random, played by the alpha-beta agent (mcts/ab.h) searching ab_depth plies (and at most ab_ms
+ * milliseconds when that is > 0; depth 2 takes ~10 ms a move on 37 rings, depth 3 seconds in the
+ * opening), a searcher per worker thread, which waits for it; its moves are played like forced ones (not searched by PUCT, not recorded), so
+ * the network learns from its own decisions in positions a tactical opponent leads it to, with
+ * the games' results as value targets.  The statistics count those games and the network's score
+ * in them.
+ *
  * Teacher mode (teacher_iters > 0) replaces the network's search by UCT with random rollouts
  * (expert iteration with a fixed, cheap expert): each worker plays one game at a time; UCT's root
  * visits are the policy targets, its root value feeds the value target (q_target).
@@ -59,6 +67,9 @@ typedef struct {
     int teacher_iters;         /* > 0: teacher mode: games played by UCT with this many iterations
                                   per decision (random rollouts, no network); every decision is a
                                   policy target; the evaluator is not used */
+    double ab_share;           /* share of the games with an alpha-beta opponent (0: none) */
+    int ab_depth;              /* its search depth in plies (1..MCTS_AB_MAX_DEPTH; default 2) */
+    double ab_ms;              /* its time per move in milliseconds (0: the depth alone) */
     uint32_t max_nodes, max_edges;   /* per tree */
     int net_precision;         /* the network's convolutions on the CPU (nn/infer.h nn_precision):
                                   NN_PREC_F32 (default), or int8 / bf16 where the CPU has them;
@@ -77,6 +88,7 @@ typedef struct tr_game {
     int resigned;              /* ended by resignation */
     int calib;                 /* a calibration game (resignation disabled) */
     int would_resign;          /* calibration: the player who would have resigned first, or -1 */
+    int ab_side;               /* the side the alpha-beta opponent played (ab_share), or -1 */
     struct tr_game *next;
 } tr_game;
 void tr_game_free(tr_game *g);
@@ -85,6 +97,7 @@ typedef struct {
     long long games, samples, full_samples, moves;
     long long resigned, calib_games, calib_would_resign, false_resign;
     long long draws, wins[2];
+    long long ab_games, ab_wins, ab_draws;   /* games against the alpha-beta opponent; the network's wins, draws */
     long long submitted, finished, abandoned, terminal;   /* simulations */
     long long collisions, evals, batches;
     double plies_sum;
