@@ -72,8 +72,9 @@ static void usage(FILE *f) {
             "                       rollouts, no network), its visits the policy targets (0 = off)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
             "  --selfplay-precision f32|bf16|int8\n"
-            "                       the self-play network's convolutions on the CPU (default f32; int8\n"
-            "                       needs AVX512_VNNI, bf16 AVX512_BF16; the GPU is float; training is float)\n"
+            "                       the self-play network's convolutions on the CPU (default int8 where the\n"
+            "                       CPU has AVX512_VNNI, else f32; bf16 needs AVX512_BF16; the GPU is float;\n"
+            "                       the SGD steps are float)\n"
             "  --pass-forced 0|1    self-play passes one-move positions below the root without\n"
             "                       evaluating them (default %d; 0 for comparisons)\n"
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
@@ -206,6 +207,9 @@ int main(int argc, char **argv) {
         c.sp.threads = cores > gpu_eval_threads + 1 ? (int)cores - gpu_eval_threads : 1;
         snprintf(c.out, sizeof c.out, "runs/gpu");
     }
+    /* int8 self-play where the CPU has it: a twin run at equal time trained a stronger network
+     * than float (src/train/README.md, the ablation table); the GPU's network is float anyway. */
+    if (!gpu && nn_precision_available(NN_PREC_INT8)) c.sp.net_precision = NN_PREC_INT8;
     c.sp.eval_threads = 0;          /* not given yet: chosen after the options */
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) { usage(stdout); return 0; }
