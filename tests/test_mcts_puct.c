@@ -328,6 +328,62 @@ START_TEST(puct_priors_order_children) {
 }
 END_TEST
 
+/* Root edge priors (move order and values) of a 1-simulation search with prior temperature T. */
+static void tempered_root(double T, zz_move *moves, float *priors, uint32_t *nedges) {
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    zz_move mv[ZZ_MAX_MOVES];
+    int n = zz_gen_moves(&p, mv);
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    d.favour = mv[n / 2];
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.prior_temp = T;
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 1, false, NULL);
+    const mcts_tree *t = mcts_puct_tree(s);
+    const mcts_node *r = mcts_tree_root(t);
+    const mcts_edge *e = mcts_tree_edges(t, r->edges);
+    *nedges = r->nedges;
+    for (uint32_t i = 0; i < r->nedges; i++) { moves[i] = e[i].move; priors[i] = e[i].prior; }
+    mcts_puct_free(s);
+}
+
+/* prior_temp T stores p^(1/T), renormalised: at T = 2 the priors are the square roots of T = 1's
+ * over their sum, in the same order; the favoured move's share falls; T out of 0.1..10 is refused. */
+START_TEST(puct_prior_temperature) {
+    static zz_move m1[ZZ_MAX_MOVES], m2[ZZ_MAX_MOVES];
+    static float p1[ZZ_MAX_MOVES], p2[ZZ_MAX_MOVES];
+    uint32_t n1, n2;
+    tempered_root(1.0, m1, p1, &n1);
+    tempered_root(2.0, m2, p2, &n2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_uint_gt(n1, 10);
+    double root_sum = 0, sum2 = 0;
+    for (uint32_t i = 0; i < n1; i++) root_sum += sqrt(p1[i]);
+    for (uint32_t i = 0; i < n1; i++) {
+        ck_assert_uint_eq(m1[i], m2[i]);
+        ck_assert_msg(fabs(p2[i] - sqrt(p1[i]) / root_sum) < 1e-6, "edge %u: %g against %g", i, p2[i], sqrt(p1[i]) / root_sum);
+        sum2 += p2[i];
+    }
+    ck_assert(fabs(sum2 - 1) < 1e-4);
+    ck_assert(p1[0] > p1[n1 - 1]);              /* the favoured move first, and flattened at T = 2 */
+    ck_assert(p2[0] < p1[0]);
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    char err[256];
+    for (int k = 0; k < 3; k++) {
+        c.prior_temp = (double[]){ 0.05, 11, NAN }[k];
+        ck_assert_ptr_null(mcts_puct_new(&c, &ev, err, sizeof err));
+        ck_assert_msg(strstr(err, "prior_temp") != NULL, "%s", err);
+    }
+}
+END_TEST
+
 START_TEST(puct_root_noise) {
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
@@ -977,6 +1033,7 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_passes_forced_nodes);
     tcase_add_test(t, puct_finds_winning_capture);
     tcase_add_test(t, puct_priors_order_children);
+    tcase_add_test(t, puct_prior_temperature);
     tcase_add_test(t, puct_root_noise);
     tcase_add_test(t, puct_temperature);
     tcase_add_test(t, puct_playout_cap_randomisation);

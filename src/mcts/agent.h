@@ -16,7 +16,8 @@
  * Options (comma-separated after the budget): threads=N seed=S time=MS game=MS reuse=0|1 win=0|1
  * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, threadev=0|1, vl=,
- * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, forced=0|1, mix= (leaf values
+ * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, ptemp= (priors as
+ * p^(1/ptemp), renormalised; default 1), forced=0|1, mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1),
  * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
  * abdepth= (0: capture quiescence, the default), guard= (the share of a move's time for an

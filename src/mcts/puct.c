@@ -86,6 +86,7 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->sims_fast = 160;
     c->reuse = 1;
     c->max_children = 0;
+    c->prior_temp = 1.0;
     c->root_win_check = 0;
     c->gumbel_m = 0;
     c->pass_forced = 1;
@@ -96,8 +97,9 @@ void mcts_puct_config_default(mcts_puct_config *c) {
 
 mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
     if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
-    if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1) {
-        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps or full_prob out of range)");
+    if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1 ||
+        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10)) {
+        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob or prior_temp out of range)");
         return NULL;
     }
     mcts_puct *s = calloc(1, sizeof *s);
@@ -484,20 +486,24 @@ static void expand(puct_worker *w, mcts_request *r) {
     }
     radix_sort(keys, tmp, n);
     int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n;
-    double sum = 0;
-    for (int i = 0; i < keep; i++) sum += r->item.priors[keys[i] & 0xFFFF] >= 0 ? r->item.priors[keys[i] & 0xFFFF] : 0;
-    double scale = sum > 0 ? 1.0 / sum : 0;
+    float inv_temp = (float)(1.0 / s->cfg.prior_temp);
     uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
     node->nmoves = (uint32_t)n;
     node->value = r->item.value;
     if (e) {
         mcts_edge *edges = mcts_tree_edges(t, e);
-        for (int i = 0; i < keep; i++) {
+        double sum = 0;
+        for (int i = 0; i < keep; i++) {                /* unnormalised, tempered: p^(1/T) */
             int j = (int)(keys[i] & 0xFFFF);
             float p = r->item.priors[j] >= 0 ? r->item.priors[j] : 0;
+            if (inv_temp != 1.0f && p > 0) p = powf(p, inv_temp);
             edges[i].move = r->item.moves[j];
-            edges[i].prior = scale > 0 ? (float)(p * scale) : 1.0f / (float)keep;
+            edges[i].prior = p;
+            sum += p;
         }
+        double scale = sum > 0 ? 1.0 / sum : 0;
+        for (int i = 0; i < keep; i++)
+            edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)keep;
         node->edges = e;
         node->nedges = (uint32_t)keep;
     } else {

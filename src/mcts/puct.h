@@ -50,6 +50,8 @@ typedef struct mcts_puct_config {
     int sims_full, sims_fast;  /* simulations of a full / fast search */
     int reuse;                 /* keep the subtree of the move played */
     int max_children;          /* keep only the best max_children priors at expansion (0 = all) */
+    double prior_temp;         /* expansion stores priors ∝ p^(1/prior_temp) (1 = the network's;
+                                  > 1 flattens them, so low-prior replies get looked at) */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */
