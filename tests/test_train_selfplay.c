@@ -106,6 +106,23 @@ static tr_selfplay *start_selfplay(const tr_selfplay_config *c, mcts_evaluator *
     return sp;
 }
 
+/* Takes the finished games of sp, every 5 ms, until at least `want` are taken (or ~30 s),
+ * handing each to look(g, ctx) before freeing it; returns how many were taken. */
+typedef void game_look(const tr_game *g, void *ctx);
+static long long poll_games(tr_selfplay *sp, int want, game_look *look, void *ctx) {
+    long long games = 0;
+    for (int t = 0; t < 6000 && games < want; t++) {
+        sleep_ms(5);
+        for (tr_game *g = tr_selfplay_take(sp), *n; g; g = n) {
+            n = g->next;
+            look(g, ctx);
+            games++;
+            tr_game_free(g);
+        }
+    }
+    return games;
+}
+
 static void check_game(const tr_game *g) {
     ck_assert(g->winner >= -1 && g->winner <= 1);
     for (int i = 0; i < g->nsamples; i++) {
@@ -124,6 +141,16 @@ static void check_game(const tr_game *g) {
     }
 }
 
+typedef struct { long long samples, full; } sample_counts;
+static void look_counting(const tr_game *g, void *ctx) {
+    sample_counts *sc = ctx;
+    check_game(g);
+    sc->samples += g->nsamples;
+    for (int i = 0; i < g->nsamples; i++) sc->full += g->samples[i].full;
+}
+
+static void look_nothing(const tr_game *g, void *ctx) { (void)g, (void)ctx; }
+
 START_TEST(every_request_answered_once) {
     for (int evt = 1; evt <= 2; evt++) {                 /* one evaluator thread, then two */
     count_ctx cc = { .rng = 99 };
@@ -132,20 +159,8 @@ START_TEST(every_request_answered_once) {
     c.eval_threads = evt;
     tr_selfplay *sp = start_selfplay(&c, &ev);
     ck_assert_int_eq(cc.ncopies, evt - 1);                /* a copy per further thread */
-    long long games = 0, samples = 0, full = 0;
-    for (int t = 0; t < 6000 && games < 16; t++) {
-        sleep_ms(5);
-        tr_game *g = tr_selfplay_take(sp);
-        while (g) {
-            tr_game *n = g->next;
-            check_game(g);
-            games++;
-            samples += g->nsamples;
-            for (int i = 0; i < g->nsamples; i++) full += g->samples[i].full;
-            tr_game_free(g);
-            g = n;
-        }
-    }
+    sample_counts sc = { 0, 0 };
+    long long games = poll_games(sp, 16, look_counting, &sc), samples = sc.samples, full = sc.full;
     ck_assert_int_ge(games, 16);
     tr_selfplay_stop(sp);                /* with requests in flight: they must all be answered */
     tr_selfplay_stats st;
@@ -239,16 +254,7 @@ static long long one_move_evals(int pass_forced) {
     tr_selfplay_config c = small_config();
     c.pass_forced = pass_forced;
     tr_selfplay *sp = start_selfplay(&c, &ev);
-    long long games = 0;
-    for (int t = 0; t < 6000 && games < 12; t++) {
-        sleep_ms(5);
-        for (tr_game *g = tr_selfplay_take(sp), *n; g; g = n) {
-            n = g->next;
-            games++;
-            tr_game_free(g);
-        }
-    }
-    ck_assert_int_ge(games, 12);
+    ck_assert_int_ge(poll_games(sp, 12, look_nothing, NULL), 12);
     tr_selfplay_stop(sp);
     ck_assert_ptr_null(tr_selfplay_error(sp));
     ck_assert_int_gt(cc.items, 0);
@@ -356,20 +362,15 @@ static void check_blend(const tr_game *g, double a, int want_full) {
     }
 }
 
+typedef struct { double q_target; int want_full; } blend_want;
+static void look_blend(const tr_game *g, void *ctx) {
+    const blend_want *w = ctx;
+    check_blend(g, w->q_target, w->want_full);
+}
+
 static long long take_games(tr_selfplay *sp, int want, double q_target, int want_full) {
-    long long games = 0;
-    for (int t = 0; t < 6000 && games < want; t++) {
-        sleep_ms(5);
-        tr_game *g = tr_selfplay_take(sp);
-        while (g) {
-            tr_game *n = g->next;
-            check_blend(g, q_target, want_full);
-            games++;
-            tr_game_free(g);
-            g = n;
-        }
-    }
-    return games;
+    blend_want w = { q_target, want_full };
+    return poll_games(sp, want, look_blend, &w);
 }
 
 /* The value target blended with the root's search value: (1 - a) z + a q, exactly. */
@@ -413,6 +414,16 @@ END_TEST
  * samples are still legal and valued by the result); it plays well (depth 2 against a 12-simulation
  * search on random values: it wins most games); with share 0 no game has one; bad settings are
  * refused. */
+typedef struct { int side[2], ab_won; } ab_seen;
+static void look_ab(const tr_game *g, void *ctx) {
+    ab_seen *seen = ctx;
+    check_game(g);
+    ck_assert(g->ab_side == 0 || g->ab_side == 1);
+    seen->side[g->ab_side]++;
+    seen->ab_won += g->winner == g->ab_side;
+    for (int i = 0; i < g->nsamples; i++) ck_assert_int_ne(g->samples[i].pos.to_move, g->ab_side);
+}
+
 START_TEST(alpha_beta_opponents) {
     count_ctx cc = { .rng = 17 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
@@ -420,20 +431,9 @@ START_TEST(alpha_beta_opponents) {
     c.ab_share = 1;
     c.ab_depth = 2;
     tr_selfplay *sp = start_selfplay(&c, &ev);
-    int games = 0, side_seen[2] = { 0, 0 }, ab_won = 0;
-    for (int t = 0; t < 6000 && games < 24; t++) {
-        sleep_ms(5);
-        for (tr_game *g = tr_selfplay_take(sp), *n; g; g = n) {
-            n = g->next;
-            check_game(g);
-            ck_assert(g->ab_side == 0 || g->ab_side == 1);
-            side_seen[g->ab_side]++;
-            ab_won += g->winner == g->ab_side;
-            for (int i = 0; i < g->nsamples; i++) ck_assert_int_ne(g->samples[i].pos.to_move, g->ab_side);
-            games++;
-            tr_game_free(g);
-        }
-    }
+    ab_seen seen = { { 0, 0 }, 0 };
+    long long games = poll_games(sp, 24, look_ab, &seen);
+    int *side_seen = seen.side, ab_won = seen.ab_won;
     tr_selfplay_stop(sp);
     tr_selfplay_stats st;
     tr_selfplay_stats_get(sp, &st);
@@ -442,7 +442,7 @@ START_TEST(alpha_beta_opponents) {
     ck_assert_int_eq(st.ab_games, st.games);
     ck_assert_int_le(st.ab_wins + st.ab_draws, st.ab_games);
     ck_assert(side_seen[0] > 0 && side_seen[1] > 0);
-    ck_assert_msg(ab_won * 10 >= games * 7, "alpha-beta won only %d of %d", ab_won, games);
+    ck_assert_msg(ab_won * 10 >= games * 7, "alpha-beta won only %d of %lld", ab_won, games);
     tr_selfplay_free(sp);
 
     c.ab_share = 0;
@@ -469,6 +469,23 @@ END_TEST
 
 /* Gumbel self-play: every request answered once; the policy targets are the improved policy
  * (counts out of 10,000 over at most 64 legal moves, most probable first). */
+/* A Gumbel game's targets: counts out of 10,000, most probable first; counts full searches. */
+static void look_gumbel(const tr_game *g, void *ctx) {
+    long long *full = ctx;
+    check_game(g);
+    for (int i = 0; i < g->nsamples; i++) {
+        const tr_sample *smp = &g->samples[i];
+        *full += smp->full;
+        ck_assert_int_le(smp->nvisits, 64);
+        long sum = 0;
+        for (int k = 0; k < smp->nvisits; k++) {
+            sum += smp->visits[k].count;
+            if (k) ck_assert_uint_le(smp->visits[k].count, smp->visits[k - 1].count);
+        }
+        ck_assert_msg(labs(sum - 10000) <= smp->nvisits, "counts sum to %ld", sum);
+    }
+}
+
 START_TEST(gumbel_selfplay_targets) {
     count_ctx cc = { .rng = 17 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
@@ -477,29 +494,8 @@ START_TEST(gumbel_selfplay_targets) {
     c.sims_full = 16;
     c.sims_fast = 6;
     tr_selfplay *sp = start_selfplay(&c, &ev);
-    long long games = 0, full = 0;
-    for (int t = 0; t < 6000 && games < 6; t++) {
-        sleep_ms(5);
-        tr_game *g = tr_selfplay_take(sp);
-        while (g) {
-            tr_game *n = g->next;
-            check_game(g);
-            for (int i = 0; i < g->nsamples; i++) {
-                const tr_sample *smp = &g->samples[i];
-                full += smp->full;
-                ck_assert_int_le(smp->nvisits, 64);
-                long sum = 0;
-                for (int k = 0; k < smp->nvisits; k++) {
-                    sum += smp->visits[k].count;
-                    if (k) ck_assert_uint_le(smp->visits[k].count, smp->visits[k - 1].count);
-                }
-                ck_assert_msg(labs(sum - 10000) <= smp->nvisits, "counts sum to %ld", sum);
-            }
-            games++;
-            tr_game_free(g);
-            g = n;
-        }
-    }
+    long long full = 0;
+    long long games = poll_games(sp, 6, look_gumbel, &full);
     ck_assert_int_ge(games, 6);
     ck_assert_int_gt(full, 0);
     tr_selfplay_stop(sp);
