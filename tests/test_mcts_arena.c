@@ -577,6 +577,66 @@ START_TEST(agent_mix_and_default_weights) {
 }
 END_TEST
 
+/* An agent's guard share after newgame at the opening of `board`. */
+static double guard_on(mcts_agent *a, zz_board_kind board) {
+    char err[512];
+    zz_pos p;
+    zz_pos_init(&p, board);
+    ck_assert_msg(mcts_agent_newgame(a, &p, 1, err, sizeof err) == 0, "%s", err);
+    return mcts_agent_guard(a);
+}
+
+/* `default` weights take the board's shipped guard at each newgame (61 rings: 0.5, 37 and 48: 0),
+ * and a guarded 61-ring move is chosen (its alpha-beta searcher made when first needed); a spec's
+ * own guard= wins on every board; named weights get no board setting. */
+START_TEST(default_weights_take_the_board_guard) {
+    ck_assert(mcts_default_guard(ZZ_B61) == 0.5);
+    ck_assert(mcts_default_guard(ZZ_B37) == 0 && mcts_default_guard(ZZ_B48) == 0);
+    char dir[] = "/tmp/zz-guard-XXXXXX", err[512], path[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("ZZ_WEIGHTS_DIR", dir, 1);
+    static const zz_board_kind boards[] = { ZZ_B37, ZZ_B61 };
+    for (int b = 0; b < 2; b++) {                                /* tiny networks, one per board */
+        nn_config nc;
+        nn_config_default(&nc, boards[b]);
+        nc.blocks = 1, nc.channels = 8;
+        nn_model *net = nn_model_create(&nc, NN_F32, 5, err, sizeof err);
+        ck_assert_ptr_nonnull(net);
+        snprintf(path, sizeof path, "%s/zertz%d.ckpt", dir, zz_board_get(boards[b])->rings);
+        ck_assert_int_eq(nn_checkpoint_save(path, net, 0, false, err, sizeof err), 0);
+        nn_model_free(net);
+    }
+    mcts_agent *a = mcts_agent_new("puct:default:8", 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert(guard_on(a, ZZ_B37) == 0);
+    ck_assert(guard_on(a, ZZ_B61) == 0.5);
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B61);
+    zz_move m;
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert(zz_is_legal(&p, m));
+    ck_assert(guard_on(a, ZZ_B37) == 0);                        /* and back off on 37 */
+    mcts_agent_free(a);
+    a = mcts_agent_new("puct:default:8,guard=0", 1, err, sizeof err);
+    ck_assert(guard_on(a, ZZ_B61) == 0);
+    mcts_agent_free(a);
+    a = mcts_agent_new("puct:default:8,guard=0.3", 1, err, sizeof err);
+    ck_assert(guard_on(a, ZZ_B37) == 0.3 && guard_on(a, ZZ_B61) == 0.3);
+    mcts_agent_free(a);
+    snprintf(path, sizeof path, "puct:%s/zertz61.ckpt:8", dir);
+    a = mcts_agent_new(path, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert(guard_on(a, ZZ_B61) == 0);
+    mcts_agent_free(a);
+    for (int b = 0; b < 2; b++) {
+        snprintf(path, sizeof path, "%s/zertz%d.ckpt", dir, zz_board_get(boards[b])->rings);
+        unlink(path);
+    }
+    unsetenv("ZZ_WEIGHTS_DIR");
+    rmdir(dir);
+}
+END_TEST
+
 /* The shipped networks (weights/zertzR.ckpt, read from the repository root where make test runs):
  * one per board, each for its own board, under 10 MB, found by puct:default with ZZ_WEIGHTS_DIR
  * unset, and strong enough to beat a random player: 4 games at 32 simulations, at least 3 won
@@ -653,6 +713,7 @@ static Suite *suite(void) {
     tcase_add_test(t, match_stops_early);
     tcase_add_test(t, mix_evaluator_blends_rollouts);
     tcase_add_test(t, agent_mix_and_default_weights);
+    tcase_add_test(t, default_weights_take_the_board_guard);
     tcase_add_test(t, shipped_weights_play_their_boards);
     tcase_add_test(t, move_time_from_game_budget);
     suite_add_tcase(s, t);

@@ -44,6 +44,8 @@ struct mcts_agent {
     double guard, guard_margin;    /* puct: the alpha-beta guard's share of a move's time (0: none)
                                       and the points by which it must prefer its move (guard_move) */
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
+    bool guard_given;              /* the spec set guard=; else "default" weights take the board's
+                                      (mcts_default_guard) at newgame */
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
@@ -99,7 +101,7 @@ static const agent_option OPTIONS[] = {
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
     { "abscale", FOR_PUCT, 1, 100000, false, "abmix=: value = tanh(score / abscale) (120 = a white marble)" },
     { "abdepth", FOR_PUCT, 0, 8, true, "abmix=: 0 capture quiescence, else an alpha-beta search of this depth" },
-    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none)" },
+    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 61 rings)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
@@ -148,7 +150,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "abmix")) a->abmix = v;
     else if (!strcmp(k, "abscale")) a->abscale = v;
     else if (!strcmp(k, "abdepth")) a->abdepth = (int)v;
-    else if (!strcmp(k, "guard")) a->guard = v;
+    else if (!strcmp(k, "guard")) a->guard = v, a->guard_given = true;
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
@@ -249,6 +251,10 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len) {
     snprintf(path, len, "weights/%s", name);
     return -1;
 }
+
+double mcts_default_guard(zz_board_kind board) { return board == ZZ_B61 ? 0.5 : 0; }
+
+double mcts_agent_guard(const mcts_agent *a) { return a->kind == AG_PUCT ? a->guard : 0; }
 
 /* (Re)build the agent's evaluator for `board`: its weights (the shipped ones for "default"),
  * wrapped in the rollout mix when asked. */
@@ -580,6 +586,8 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
              (!strcmp(a->weights, "default") && a->ev_board != (int)start->board)) &&
             make_eval(a, (zz_board_kind)start->board, s, err, errlen) != 0)
             return -1;
+        if (!a->guard_given && !strcmp(a->weights, "default")) a->guard = mcts_default_guard((zz_board_kind)start->board);
+        if (a->guard > 0 && !a->ab && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); return -1; }
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;
         mcts_puct_set_root(a->puct, start);
@@ -701,7 +709,7 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
     case AG_PUCT: {
         sync_root(a, p);
         mcts_ab_result gr = { 0 };
-        bool guarded = a->ab != NULL;
+        bool guarded = a->guard > 0 && a->ab != NULL;
         double puct_ms = guarded ? guard_search(a, p, tms, t0, &gr) : tms;
         mcts_think th;
         int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;

@@ -4,7 +4,9 @@
  *   uct:ITERS[,opt=v...]       UCT with random rollouts (uct.h); ITERS from 1 to MCTS_UCT_MAX_ITERS
  *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, a
  *                              network checkpoint file (src/nn, run on the CPU), or `default`: the
- *                              shipped network for the game's board (mcts_default_weights); SIMS
+ *                              shipped network for the game's board (mcts_default_weights),
+ *                              with that board's guard= unless the spec sets it
+ *                              (mcts_default_guard); SIMS
  *                              from 1 to MCTS_PUCT_MAX_SIMS
  *   ab:DEPTH[,opt=v...]        alpha-beta (ab.h): iterative deepening to DEPTH plies (1 to
  *                              MCTS_AB_MAX_DEPTH) or until time=MS is out; options time, game and
@@ -62,6 +64,14 @@ enum { MCTS_CMD_TIMEOUT_DEFAULT_MS = 10000, MCTS_CMD_TIMEOUT_MAX_MS = 86400000 }
  * working directory, else beside the running program (its folder's ../weights).  0 with the path,
  * or -1 (path then names where it was expected). */
 int mcts_default_weights(zz_board_kind board, char *path, size_t len);
+
+/* The shipped player's alpha-beta guard (guard=) on a board: a puct agent with `default` weights
+ * takes it at each newgame unless its spec sets guard=.  0.5 on 61 rings, where it beat the
+ * unguarded network 65-35 at 250 ms a move; 0 on 37 rings, where it lost 37-63, and on 48,
+ * where 57-43 did not decide (weights/README.md, "The alpha-beta guard by board"). */
+double mcts_default_guard(zz_board_kind board);
+/* The guard share in force for the agent's current game (0: none, or not a puct agent). */
+double mcts_agent_guard(const mcts_agent *a);
 
 typedef struct mcts_agent_stats {
     long moves;               /* moves chosen */
