@@ -47,7 +47,8 @@
 typedef struct mcts_agent mcts_agent;
 
 /* The shipped player: the shipped network searching 1 s per move (the settings the strength
- * ladder in weights/README.md measured), and the player when no network is shipped. */
+ * ladder in weights/README.md measured; on 61 rings with the board's guard, mcts_default_guard),
+ * and the player when no network is shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
 #define MCTS_FALLBACK_PLAYER "uct:20000"
 
