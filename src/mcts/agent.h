@@ -47,7 +47,7 @@
 typedef struct mcts_agent mcts_agent;
 
 /* The shipped player: the shipped network searching 1 s per move (the settings the strength
- * ladder in weights/README.md measured; on 61 rings with the board's guard, mcts_default_guard),
+ * ladder in weights/README.md measured; on 48 and 61 rings with the board's guard, mcts_default_guard),
  * and the player when no network is shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
 #define MCTS_FALLBACK_PLAYER "uct:20000"
@@ -68,8 +68,9 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 
 /* The shipped player's alpha-beta guard (guard=) on a board: a puct agent with `default` weights
  * takes it at each newgame unless its spec sets guard=.  0.5 on 61 rings, where it beat the
- * unguarded network 65-35 at 250 ms a move; 0 on 37 rings, where it lost 37-63, and on 48,
- * where 57-43 did not decide (weights/README.md, "The alpha-beta guard by board"). */
+ * unguarded network 65-35 at 250 ms a move (60-40 at 1 s), and on 48, where it beat the shipped
+ * network 61-39; 0 on 37 rings, where it lost 37-63 (weights/README.md, "The alpha-beta guard
+ * by board"). */
 double mcts_default_guard(zz_board_kind board);
 /* The guard share in force for the agent's current game (0: none, or not a puct agent). */
 double mcts_agent_guard(const mcts_agent *a);
