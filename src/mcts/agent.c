@@ -96,8 +96,6 @@ static const agent_option OPTIONS[] = {
     { "fast", FOR_PUCT, 1, 2e9, true, "simulations of a fast search" },
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "ptemp", FOR_PUCT, 0.1, 10, false, "prior temperature: priors as p^(1/ptemp), renormalised (1: the network's)" },
-    { "split", FOR_PUCT, 0, 1, true, "split placements: choose the colour and cell, then the ring to remove, as two tree levels" },
-    { "splitfpu", FOR_PUCT, -10, 10, false, "split=1: first-play urgency reduction among a group's removals" },
     { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
@@ -147,8 +145,6 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "fast")) a->pcfg.sims_fast = (int)v;
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "ptemp")) a->pcfg.prior_temp = v;
-    else if (!strcmp(k, "split")) a->pcfg.split = (int)v;
-    else if (!strcmp(k, "splitfpu")) a->pcfg.fpu_reduction_group = v;
     else if (!strcmp(k, "mix")) a->mix = v;
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
     else if (!strcmp(k, "abmix")) a->abmix = v;
@@ -189,8 +185,6 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "fast")) return a->pcfg.sims_fast;
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "ptemp")) return a->pcfg.prior_temp;
-    if (!strcmp(k, "split")) return a->pcfg.split;
-    if (!strcmp(k, "splitfpu")) return a->pcfg.fpu_reduction_group;
     if (!strcmp(k, "mix")) return a->mix;
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
     if (!strcmp(k, "abmix")) return a->abmix;

@@ -87,7 +87,6 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->reuse = 1;
     c->max_children = 0;
     c->prior_temp = 1.0;
-    c->fpu_reduction_group = 0.2;
     c->root_win_check = 0;
     c->gumbel_m = 0;
     c->pass_forced = 1;
@@ -99,8 +98,8 @@ void mcts_puct_config_default(mcts_puct_config *c) {
 mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
     if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
     if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1 ||
-        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10) || (cfg->split && cfg->gumbel_m > 0)) {
-        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob or prior_temp out of range, or split with a Gumbel root)");
+        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10)) {
+        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob or prior_temp out of range)");
         return NULL;
     }
     mcts_puct *s = calloc(1, sizeof *s);
@@ -355,29 +354,6 @@ static bool pass_forced(puct_worker *w, mcts_request *r) {
     return true;
 }
 
-/* Write ch, the group child (index ci) of split node `node` (index idx, position pos) for group
- * edge e (tree.h): born EXPANDED with the group's member run as its edges, priors conditional on
- * the group, the parent's value, no visit of its own, vl visits in flight.  Returns false when the
- * edge arena is full (t->full is set). */
-static bool init_group(mcts_tree *t, const mcts_node *node, uint32_t idx, const mcts_edge *e,
-                       mcts_node *ch, const zz_pos *pos, uint32_t vl) {
-    mcts_node_init(ch, idx, e->move, e->prior, pos, pos->to_move, MCTS_EXPANDED, vl);
-    uint32_t count, start = mcts_group_run(t, node, e->move, &count);
-    uint32_t run = count ? mcts_arena_alloc(&t->edges[t->cur], count) : 0;
-    if (!run) { atomic_store_explicit(&t->full, 1, memory_order_relaxed); return false; }
-    const mcts_edge *src = mcts_tree_edges(t, node->edges) + start;
-    mcts_edge *dst = mcts_tree_edges(t, run);
-    double sum = 0;              /* the members' sum: the group edge's prior may carry root noise */
-    for (uint32_t i = 0; i < count; i++) sum += src[i].prior;
-    for (uint32_t i = 0; i < count; i++)
-        dst[i] = (mcts_edge){ src[i].move, sum > 0 ? (float)(src[i].prior / sum) : 1.0f / (float)count };
-    ch->edges = run;
-    ch->nedges = ch->nmoves = count;
-    ch->value = node->value;     /* the same player to move: the same view */
-    ch->passed = 1;
-    return true;
-}
-
 static int descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
@@ -430,7 +406,6 @@ static int descend(puct_worker *w, mcts_request *slot) {
         if (k < node->nedges) {
             const mcts_edge *e = mcts_tree_edges(t, node->edges) + k;
             double red = idx == t->root ? cfg->fpu_reduction_root : cfg->fpu_reduction;
-            if (mcts_is_group(node->move)) red = cfg->fpu_reduction_group;
             double u_new = parent_q - red * sqrt(open_prior) + c * e->prior * sqrt_n;
             if (force_open || (!(idx == t->root && gumbel_active(s)) && (!best || u_new > best_u))) {
                 if (!atomic_compare_exchange_strong_explicit(&node->nopen, &k, k + 1, memory_order_relaxed,
@@ -439,15 +414,6 @@ static int descend(puct_worker *w, mcts_request *slot) {
                 uint32_t ci = mcts_tree_alloc_node(t, &w->cache);
                 if (!ci) { undo_path(t, idx, vl); return D_FULL; }
                 mcts_node *ch = mcts_tree_node(t, ci);
-                if (mcts_is_group(e->move)) {        /* a group: the same position, go on into it */
-                    if (!init_group(t, node, idx, e, ch, &pos, vl) || !mcts_tree_set_child(t, node, k, ci, &w->cache)) {
-                        undo_path(t, idx, vl);
-                        return D_FULL;
-                    }
-                    node = ch;
-                    idx = ci;
-                    continue;
-                }
                 zz_pos after = pos;
                 zz_apply(&after, e->move, NULL);
                 mcts_node_init(ch, idx, e->move, e->prior, &after, pos.to_move, MCTS_PENDING, vl);
@@ -468,7 +434,7 @@ static int descend(puct_worker *w, mcts_request *slot) {
         node = mcts_tree_node(t, best);
         idx = best;
         mcts_node_add_inflight(node, vl);
-        if (!mcts_is_group(node->move)) zz_apply(&pos, node->move, NULL);
+        zz_apply(&pos, node->move, NULL);
     }
 }
 
@@ -504,75 +470,14 @@ static uint32_t float_bits(float f) {
     return u;
 }
 
-/* The request's prior of move j, cleaned (NaN or negative: 0, never preferred) and tempered:
- * p^(1/prior_temp), unnormalised. */
-static float tempered_prior(const mcts_request *r, int j, float inv_temp) {
-    float p = r->item.priors[j];
-    if (!(p >= 0)) p = 0;
-    if (inv_temp != 1.0f && p > 0) p = powf(p, inv_temp);
-    return p;
-}
-
-/* Whether the request's moves should be split (cfg.split, tree.h): placements that remove a ring
- * (captures are compulsory, so a position's moves are all jumps or all placements; and when no
- * ring can be removed, no placement removes one). */
-static bool wants_split(const mcts_puct *s, const mcts_request *r) {
-    zz_move m = r->item.moves[0];
-    return s->cfg.split && r->item.nmoves > 1 && !zz_move_is_jump(m) && zz_move_b(m) != ZZ_NO_CELL;
-}
-
-/* Split expansion (tree.h's edge layout): members sorted by group, then prior, written after the
- * group edges; groups sorted by their summed prior (ties in a seeded random order).  Returns the
- * number of group edges, 0 when the edge arena is full. */
-static uint32_t expand_split(puct_worker *w, mcts_request *r, mcts_node *node, uint32_t salt) {
+/* Store the evaluated request's moves as edges sorted by prior (descending; ties in a random
+ * order fixed by the position and the seed), then publish the node as EXPANDED. */
+static void expand(puct_worker *w, mcts_request *r) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
+    mcts_node *node = mcts_tree_node(t, r->node);
     int n = r->item.nmoves;
-    float inv_temp = (float)(1.0 / s->cfg.prior_temp);
-    uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
-    double sum = 0;
-    for (int i = 0; i < n; i++) {        /* key: group (9 bits) above the prior, descending */
-        float p = tempered_prior(r, i, inv_temp);
-        sum += p;
-        zz_move m = r->item.moves[i];   /* (colour, cell) orders as mcts_group_of does */
-        uint64_t g = (uint64_t)(zz_move_colour(m) << 7 | zz_move_a(m));
-        keys[i] = g << 48 | (uint64_t)(~float_bits(p)) << 16 | (uint64_t)i;
-    }
-    radix_sort(keys, tmp, n);
-    int ngroups = 1;
-    for (int i = 1; i < n; i++)
-        ngroups += mcts_group_of(r->item.moves[keys[i] & 0xFFFF]) != mcts_group_of(r->item.moves[keys[i - 1] & 0xFFFF]);
-    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)(ngroups + n));
-    if (!e) return 0;
-    mcts_edge *groups = mcts_tree_edges(t, e), *members = groups + ngroups;
-    double scale = sum > 0 ? 1.0 / sum : 0;
-    int g = -1;
-    for (int i = 0; i < n; i++) {
-        int j = (int)(keys[i] & 0xFFFF);
-        zz_move m = r->item.moves[j];
-        members[i].move = m;
-        members[i].prior = scale > 0 ? (float)(tempered_prior(r, j, inv_temp) * scale) : 1.0f / (float)n;
-        if (g < 0 || groups[g].move != mcts_group_of(m)) groups[++g] = (mcts_edge){ mcts_group_of(m), 0 };
-        groups[g].prior += members[i].prior;
-    }
-    for (int i = 0; i < ngroups; i++)     /* groups by prior, descending; ties seeded */
-        keys[i] = (uint64_t)(~float_bits(groups[i].prior)) << 32 |
-                  (uint64_t)(mix32((uint32_t)groups[i].move ^ salt) & 0xFFFF0000u) | (uint64_t)i;
-    radix_sort(keys, tmp, ngroups);
-    mcts_edge sorted[3 * ZZ_MAX_RINGS];
-    for (int i = 0; i < ngroups; i++) sorted[i] = groups[keys[i] & 0xFFFF];
-    memcpy(groups, sorted, (size_t)ngroups * sizeof *groups);
-    node->edges = e;
-    return (uint32_t)ngroups;
-}
-
-/* Flat expansion: the moves as edges sorted by prior (descending; ties in a random order fixed by
- * the position and the seed), the best max_children of them when that is set.  Returns the
- * number of edges, 0 when the edge arena is full. */
-static uint32_t expand_flat(puct_worker *w, mcts_request *r, mcts_node *node, uint32_t salt) {
-    mcts_puct *s = w->s;
-    mcts_tree *t = &s->tree;
-    int n = r->item.nmoves;
+    uint32_t salt = (uint32_t)(zz_hash(&r->pos) ^ s->cfg.seed);
     uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
     for (int i = 0; i < n; i++) {
         float p = r->item.priors[i];
@@ -583,32 +488,28 @@ static uint32_t expand_flat(puct_worker *w, mcts_request *r, mcts_node *node, ui
     int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n;
     float inv_temp = (float)(1.0 / s->cfg.prior_temp);
     uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
-    if (!e) return 0;
-    mcts_edge *edges = mcts_tree_edges(t, e);
-    double sum = 0;
-    for (int i = 0; i < keep; i++) {                    /* unnormalised, tempered: p^(1/T) */
-        int j = (int)(keys[i] & 0xFFFF);
-        edges[i].move = r->item.moves[j];
-        edges[i].prior = tempered_prior(r, j, inv_temp);
-        sum += edges[i].prior;
-    }
-    double scale = sum > 0 ? 1.0 / sum : 0;
-    for (int i = 0; i < keep; i++)
-        edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)keep;
-    node->edges = e;
-    return (uint32_t)keep;
-}
-
-/* Store the evaluated request's moves as edges (split or flat), then publish the node as EXPANDED. */
-static void expand(puct_worker *w, mcts_request *r) {
-    mcts_puct *s = w->s;
-    mcts_tree *t = &s->tree;
-    mcts_node *node = mcts_tree_node(t, r->node);
-    uint32_t salt = (uint32_t)(zz_hash(&r->pos) ^ s->cfg.seed);
-    node->nmoves = (uint32_t)r->item.nmoves;
+    node->nmoves = (uint32_t)n;
     node->value = r->item.value;
-    node->nedges = wants_split(s, r) ? expand_split(w, r, node, salt) : expand_flat(w, r, node, salt);
-    if (!node->nedges) atomic_store_explicit(&t->full, 1, memory_order_relaxed);
+    if (e) {
+        mcts_edge *edges = mcts_tree_edges(t, e);
+        double sum = 0;
+        for (int i = 0; i < keep; i++) {                /* unnormalised, tempered: p^(1/T) */
+            int j = (int)(keys[i] & 0xFFFF);
+            float p = r->item.priors[j] >= 0 ? r->item.priors[j] : 0;
+            if (inv_temp != 1.0f && p > 0) p = powf(p, inv_temp);
+            edges[i].move = r->item.moves[j];
+            edges[i].prior = p;
+            sum += p;
+        }
+        double scale = sum > 0 ? 1.0 / sum : 0;
+        for (int i = 0; i < keep; i++)
+            edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)keep;
+        node->edges = e;
+        node->nedges = (uint32_t)keep;
+    } else {
+        atomic_store_explicit(&t->full, 1, memory_order_relaxed);
+        node->nedges = 0;
+    }
     atomic_store_explicit(&node->state, MCTS_EXPANDED, memory_order_release);
 }
 
@@ -1008,21 +909,18 @@ zz_move mcts_puct_pick(mcts_puct *s, double temperature) {
         int j = mcts_halving_best(&s->halving, sigma);
         if (j >= 0) return mcts_tree_edges(t, root->edges)[j].move;
     }
-    if (!mcts_first_child(t, root)) {
-        if (root->nedges) return mcts_node_top_move(t, root);
+    uint32_t k = 0;
+    MCTS_FOR_EACH_CHILD(t, root, c) k++;
+    if (k == 0) {
+        if (root->nedges) return mcts_tree_edges(t, root->edges)[0].move;
         return zz_over(&t->root_pos) ? ZZ_MOVE_NONE : zz_random_move(&t->root_pos, &s->rng);
     }
-    zz_move *moves = malloc(ZZ_MAX_MOVES * sizeof *moves);
-    int *visits = malloc(ZZ_MAX_MOVES * sizeof *visits);
+    zz_move *moves = malloc(k * sizeof *moves);
+    int *visits = malloc(k * sizeof *visits);
     zz_move m = ZZ_MOVE_NONE;
-    int n = moves && visits ? mcts_tree_root_children(t, moves, visits, NULL, ZZ_MAX_MOVES) : 0;
-    if (n == 0 && root->nedges) m = mcts_node_top_move(t, root);    /* a group opened, no member yet */
-    if (n > 0) {
+    if (moves && visits) {
+        int n = mcts_tree_root_children(t, moves, visits, NULL, (int)k);
         m = moves[0];
-        if (mcts_node_is_split(t, root)) {          /* the best member of the best group */
-            const mcts_node *best = mcts_tree_best_child(t, root);
-            if (best && !mcts_is_group(best->move)) m = best->move;
-        }
         if (temperature > 0 && n > 1 && visits[0] > 0) {
             double sum = 0, *w = malloc((size_t)n * sizeof *w);
             if (w) {

@@ -52,10 +52,6 @@ typedef struct mcts_puct_config {
     int max_children;          /* keep only the best max_children priors at expansion (0 = all) */
     double prior_temp;         /* expansion stores priors ∝ p^(1/prior_temp) (1 = the network's;
                                   > 1 flattens them, so low-prior replies get looked at) */
-    int split;                 /* split placements (tree.h): choose the colour and cell first, then
-                                  the ring; max_children does not apply to split nodes; not with
-                                  gumbel_m */
-    double fpu_reduction_group;  /* split: fpu_reduction among a group's placements (its removals) */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */

@@ -101,66 +101,6 @@ void mcts_tree_backup(mcts_tree *t, uint32_t leaf, double v, int pov, uint32_t v
     }
 }
 
-/* The edges n owns in buffer buf (tree re-rooting reads the source buffer, not the live one). */
-static uint32_t edge_count_in(const mcts_tree *t, int buf, const mcts_node *n) {
-    if (!n->nedges) return 0;
-    const mcts_edge *e = mcts_arena_at(&t->edges[buf], n->edges);
-    return n->nedges + (mcts_is_group(e[0].move) ? n->nmoves : 0);
-}
-
-bool mcts_node_is_split(const mcts_tree *t, const mcts_node *n) {
-    return n->nedges && mcts_is_group(mcts_tree_edges(t, n->edges)[0].move);
-}
-
-uint32_t mcts_node_edge_count(const mcts_tree *t, const mcts_node *n) { return edge_count_in(t, t->cur, n); }
-
-uint32_t mcts_group_run(const mcts_tree *t, const mcts_node *n, zz_move g, uint32_t *count) {
-    const mcts_edge *m = mcts_tree_edges(t, n->edges) + n->nedges;
-    uint32_t lo = 0, hi = n->nmoves;                 /* first member whose group is >= g */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (mcts_group_of(m[mid].move) < g) lo = mid + 1; else hi = mid;
-    }
-    uint32_t end = lo;
-    while (end < n->nmoves && mcts_group_of(m[end].move) == g) end++;
-    *count = end - lo;
-    return n->nedges + lo;
-}
-
-int mcts_tree_move_children(const mcts_tree *t, const mcts_node *n, uint32_t *out, int cap) {
-    int k = 0;
-    MCTS_FOR_EACH_CHILD_I(t, n, ci, c) {
-        if (!mcts_is_group(c->move)) {
-            if (k < cap) out[k++] = ci;
-            continue;
-        }
-        MCTS_FOR_EACH_CHILD_I(t, c, gi, gc) {
-            (void)gc;
-            if (k < cap) out[k++] = gi;
-        }
-    }
-    return k;
-}
-
-uint32_t mcts_tree_find_child(const mcts_tree *t, const mcts_node *n, zz_move m) {
-    zz_move g = mcts_group_of(m);
-    MCTS_FOR_EACH_CHILD_I(t, n, ci, c) {
-        if (c->move == m) return ci;
-        if (c->move == g)
-            MCTS_FOR_EACH_CHILD_I(t, c, gi, gc)
-                if (gc->move == m) return gi;
-    }
-    return 0;
-}
-
-zz_move mcts_node_top_move(const mcts_tree *t, const mcts_node *n) {
-    if (!n->nedges) return ZZ_MOVE_NONE;
-    const mcts_edge *e = mcts_tree_edges(t, n->edges);
-    if (!mcts_is_group(e[0].move)) return e[0].move;
-    uint32_t count, start = mcts_group_run(t, n, e[0].move, &count);
-    return count ? e[start].move : ZZ_MOVE_NONE;
-}
-
 void mcts_tree_reset(mcts_tree *t, const zz_pos *p, bool lazy) {
     t->epoch++;
     t->cur = 0;
@@ -197,7 +137,9 @@ bool mcts_tree_advance(mcts_tree *t, zz_move m, bool lazy) {
     t->epoch++;
     zz_pos next = t->root_pos;
     zz_apply(&next, m, NULL);
-    uint32_t keep = mcts_tree_find_child(t, mcts_tree_root(t), m);
+    uint32_t keep = 0;
+    MCTS_FOR_EACH_CHILD_I(t, mcts_tree_root(t), ci, c)
+        if (c->move == m) { keep = ci; break; }
     if (!keep || atomic_load(&t->full)) {
         mcts_tree_reset(t, &next, lazy);
         return false;
@@ -224,11 +166,10 @@ bool mcts_tree_advance(mcts_tree *t, zz_move m, bool lazy) {
         memcpy(n, s, sizeof *n);                 /* quiescent: plain copies of the atomics are fine */
         atomic_store_explicit(&n->blocks, 0, memory_order_relaxed);
         n->parent = it.dst_parent;
-        if (s->nedges) {                         /* a split node's member edges come along */
-            uint32_t ne = edge_count_in(t, src, s);
-            uint32_t e = mcts_arena_alloc(ea, ne);
+        if (s->nedges) {
+            uint32_t e = mcts_arena_alloc(ea, s->nedges);
             if (!e) { ok = false; break; }
-            memcpy(mcts_arena_at(ea, e), mcts_arena_at(&t->edges[src], s->edges), ne * sizeof(mcts_edge));
+            memcpy(mcts_arena_at(ea, e), mcts_arena_at(&t->edges[src], s->edges), s->nedges * sizeof(mcts_edge));
             n->edges = e;
         }
         if (it.dst_parent) {                     /* the same slot as in the source: PUCT's edges match */
@@ -312,16 +253,12 @@ static const char *check_node(const mcts_tree *t, uint32_t i, const zz_pos *p, i
                 return "child's move differs from its slot's edge";
             if (k->parent != i) return "bad parent link";
             if (k->player != p->to_move) return "child's player is not the parent's mover";
-            bool group = mcts_is_group(k->move);
-            if (mcts_is_group(n->move) && (group || mcts_group_of(k->move) != n->move))
-                return "a group's child is not one of its placements";
-            if (group && (!k->passed || !mcts_node_is_split(t, n))) return "a group outside a split node";
-            if (!group && !zz_is_legal(p, k->move)) return "child move is illegal";
+            if (!zz_is_legal(p, k->move)) return "child move is illegal";
             MCTS_FOR_EACH_CHILD(t, n, other)
                 if (other != k && other->move == k->move) return "two children with one move";
             sum += mcts_stats_n(mcts_node_load(k));
             zz_pos q = *p;
-            if (!group) zz_apply(&q, k->move, NULL);  /* a group stands for its parent's position */
+            zz_apply(&q, k->move, NULL);
             const char *e = check_node(t, c, &q, !k->passed, depth + 1);
             if (e) return e;
         }
@@ -347,16 +284,20 @@ static int by_visits(const void *a, const void *b) {
 }
 
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap) {
-    uint32_t *kids = malloc(ZZ_MAX_MOVES * sizeof *kids);
-    child_row *rows = malloc(ZZ_MAX_MOVES * sizeof *rows);
-    if (!kids || !rows) { free(kids); free(rows); return 0; }
-    int n = mcts_tree_move_children(t, mcts_tree_root(t), kids, ZZ_MAX_MOVES);
-    for (int i = 0; i < n; i++) {
-        const mcts_node *c = mcts_tree_node(t, kids[i]);
+    const mcts_node *r = mcts_tree_root(t);
+    int n = 0, size = 64;
+    child_row *rows = malloc((size_t)size * sizeof *rows);
+    if (!rows) return 0;
+    MCTS_FOR_EACH_CHILD(t, r, c) {
+        if (n == size) {
+            child_row *bigger = realloc(rows, (size_t)size * 2 * sizeof *rows);
+            if (!bigger) break;
+            rows = bigger;
+            size *= 2;
+        }
         uint64_t w = mcts_node_load(c);
-        rows[i] = (child_row){ c->move, (int)mcts_stats_n(w), (float)mcts_stats_q(w) };
+        rows[n++] = (child_row){ c->move, (int)mcts_stats_n(w), (float)mcts_stats_q(w) };
     }
-    free(kids);
     qsort(rows, (size_t)n, sizeof *rows, by_visits);
     if (n > cap) n = cap;
     for (int i = 0; i < n; i++) {
@@ -368,31 +309,19 @@ int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, flo
     return n;
 }
 
-/* The most visited published child of n (ties: higher Q), or NULL. */
-static const mcts_node *most_visited(const mcts_tree *t, const mcts_node *n) {
-    const mcts_node *best = NULL;
-    uint32_t best_n = 0;
-    double best_q = 0;
-    MCTS_FOR_EACH_CHILD(t, n, c) {
-        uint64_t w = mcts_node_load(c);
-        uint32_t cn = mcts_stats_n(w);
-        double cq = mcts_stats_q(w);
-        if (!best || cn > best_n || (cn == best_n && cq > best_q)) best = c, best_n = cn, best_q = cq;
-    }
-    return best;
-}
-
-const mcts_node *mcts_tree_best_child(const mcts_tree *t, const mcts_node *n) {
-    const mcts_node *best = most_visited(t, n);
-    return best && mcts_is_group(best->move) ? most_visited(t, best) : best;
-}
-
 int mcts_tree_pv(const mcts_tree *t, zz_move *moves, int cap, uint32_t min_visits) {
     const mcts_node *node = mcts_tree_root(t);
     int n = 0;
     while (n < cap) {
-        const mcts_node *best = mcts_tree_best_child(t, node);
-        uint32_t best_n = best ? mcts_stats_n(mcts_node_load(best)) : 0;
+        const mcts_node *best = NULL;
+        uint32_t best_n = 0;
+        double best_q = 0;
+        MCTS_FOR_EACH_CHILD(t, node, c) {
+            uint64_t w = mcts_node_load(c);
+            uint32_t cn = mcts_stats_n(w);
+            double cq = mcts_stats_q(w);
+            if (!best || cn > best_n || (cn == best_n && cq > best_q)) best = c, best_n = cn, best_q = cq;
+        }
         if (!best || best_n < min_visits || best_n == 0) break;
         moves[n++] = best->move;
         node = best;

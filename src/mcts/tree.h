@@ -72,23 +72,6 @@ typedef struct mcts_edge {
     float prior;
 } mcts_edge;
 
-/* ---- split placements (PUCT's cfg.split) ------------------------------------------------------
- * A placement is three choices in one move: a colour, a cell and the ring removed.  In a split
- * node the children are groups, one per (colour, cell), and a group's children are the full
- * placements of that colour and cell, one per removable ring.  A group node stands for the same
- * position as its parent (no move is applied: the ring is still to be removed), its player is the
- * parent's player to move, it is born EXPANDED with the parent's value and, like a passed node,
- * has no visit of its own (N = its children's N).  Its move is the placement with the removal
- * cleared and MCTS_GROUP_BIT set: a group is never played.
- * Edges of a split node: nedges group edges (prior = the sum of its members' priors), sorted by
- * prior, then nmoves member edges (priors over all moves, summing to 1), sorted by group key,
- * then prior: each group's members form one run, found by binary search.  A group node copies its
- * run as its own edges, priors divided by the group's (conditional on the colour and cell). */
-#define MCTS_GROUP_BIT (1u << 31)
-static inline bool mcts_is_group(zz_move m) { return (m & MCTS_GROUP_BIT) != 0; }
-/* The group of a placement m: its colour and cell, removal cleared, group bit set. */
-static inline zz_move mcts_group_of(zz_move m) { return (m & ~(127u << 7)) | MCTS_GROUP_BIT; }
-
 /* ---- packed statistics ------------------------------------------------------------------ */
 static inline uint32_t mcts_stats_n(uint64_t w) { return (uint32_t)(w >> MCTS_N_SHIFT); }
 static inline uint64_t mcts_stats_s(uint64_t w) { return w & ((1ULL << MCTS_N_SHIFT) - 1); }
@@ -213,22 +196,6 @@ uint32_t mcts_tree_alloc_node(mcts_tree *t, mcts_arena_cache *c);
  * could be allocated (t->full is set; the child stays unpublished). */
 bool mcts_tree_set_child(mcts_tree *t, mcts_node *parent, uint32_t k, uint32_t child, mcts_arena_cache *c);
 
-/* Split nodes: whether n's edges are groups; how many edges n owns (groups and members); the run
- * of group g's members in a split node's member edges (start index into the node's edges, count). */
-bool mcts_node_is_split(const mcts_tree *t, const mcts_node *n);
-uint32_t mcts_node_edge_count(const mcts_tree *t, const mcts_node *n);
-uint32_t mcts_group_run(const mcts_tree *t, const mcts_node *n, zz_move g, uint32_t *count);
-/* The move children of n (node indices): its children, each group replaced by the group's
- * children.  Writes up to cap; returns how many were written. */
-int mcts_tree_move_children(const mcts_tree *t, const mcts_node *n, uint32_t *out, int cap);
-/* The child of n (through its group, in a split node) whose move is m; 0 when none is open. */
-uint32_t mcts_tree_find_child(const mcts_tree *t, const mcts_node *n, zz_move m);
-/* The child to play at n: the most visited (ties: higher Q); in a split node, the most visited
- * member of the most visited group.  NULL when no child is published. */
-const mcts_node *mcts_tree_best_child(const mcts_tree *t, const mcts_node *n);
-/* The most probable move of an expanded node (in a split node: the best member of the best group). */
-zz_move mcts_node_top_move(const mcts_tree *t, const mcts_node *n);
-
 /* Value of a finished game for `player`: +1 win, -1 loss, 0 draw. */
 static inline double mcts_result_for(int winner, int player) {
     return winner < 0 ? 0.0 : (winner == player ? 1.0 : -1.0);
@@ -250,8 +217,8 @@ const char *mcts_tree_check(const mcts_tree *t);
 /* Root children sorted by visits (then Q): fills up to cap moves / visits / q (any may be NULL
  * except moves); returns the number of children written. */
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap);
-/* The principal variation: from the root, mcts_tree_best_child while it has at least min_visits
- * visits, up to cap moves.  Returns the number of moves written. */
+/* The principal variation: from the root, the most visited child (ties: higher Q) while it has
+ * at least min_visits visits, up to cap moves.  Returns the number of moves written. */
 int mcts_tree_pv(const mcts_tree *t, zz_move *moves, int cap, uint32_t min_visits);
 
 #endif
