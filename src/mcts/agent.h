@@ -68,8 +68,8 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 
 /* The shipped player's alpha-beta guard (guard=) on a board: a puct agent with `default` weights
  * takes it at each newgame unless its spec sets guard=.  0.5 on 61 rings, where it beat the
- * unguarded network 65-35 at 250 ms a move (60-40 at 1 s), and on 48, where it beat the shipped
- * network 61-39; 0 on 37 rings, where it lost 37-63 (weights/README.md, "The alpha-beta guard
+ * unguarded network 65-35 at 250 ms a move (60-40 at 1 s), and on 48, where it beat the
+ * unguarded network 61-39 and, with the network shipped after it, 60-40; 0 on 37 rings, where it lost 37-63 (weights/README.md, "The alpha-beta guard
  * by board"). */
 double mcts_default_guard(zz_board_kind board);
 /* The guard share in force for the agent's current game (0: none, or not a puct agent). */
