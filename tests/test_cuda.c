@@ -271,15 +271,17 @@ END_TEST
 /* ---- with a GPU ---------------------------------------------------------------------------- */
 
 /* One fused conv on the GPU against the CPU ops: hex C→C with residual + ReLU, hex 16→C, 1×1 with
- * an odd output count, dense with tanh. */
+ * an odd output count, dense with tanh; a small batch and one of several tiles.  Each through both
+ * kernels (kernels.cuh: 64-row tiles, then 128-row tiles), which must give the same bits. */
 START_TEST(conv_matches_cpu)
 {
     char err[320];
     uint64_t rng = seed0 ^ 0x1234;
-    for (int kind = 0; kind < ZZ_NBOARDS; kind++) {
+    for (int kind = 0; kind < ZZ_NBOARDS; kind++)
+    for (int N = 5; N <= 40; N += 35) {
         nn_geom g;
         nn_geom_init(&g, (zz_board_kind)kind);
-        int P = g.ncells, N = 5;
+        int P = g.ncells;
         int nbh[ZZ_MAX_RINGS * NN_TAPS];
         for (int i = 0; i < P; i++) for (int t = 0; t < NN_TAPS; t++) nbh[i * NN_TAPS + t] = g.nb[i][t];
         struct { int taps, ci, co, act, res; } cases[] = { { 7, 64, 64, 1, 1 }, { 7, 16, 64, 1, 0 }, { 1, 64, 6, 0, 0 },
@@ -288,7 +290,7 @@ START_TEST(conv_matches_cpu)
             int taps = cases[c].taps, ci = cases[c].ci, co = cases[c].co, act = cases[c].act, rows = N * P;
             size_t nx = (size_t)rows * ci, nwt = (size_t)taps * ci * co, ny = (size_t)rows * co;
             float *x = malloc(nx * 4), *w = malloc(nwt * 4), *b = malloc(co * 4), *res = malloc(ny * 4);
-            float *ref = malloc(ny * 4), *got = malloc(ny * 4);
+            float *ref = malloc(ny * 4), *got = malloc(ny * 4), *got4 = malloc(ny * 4);
             for (size_t i = 0; i < nx; i++) x[i] = nz(&rng);
             for (size_t i = 0; i < nwt; i++) w[i] = nz(&rng) * 0.2f;
             for (int i = 0; i < co; i++) b[i] = nz(&rng) * 0.1f;
@@ -310,22 +312,30 @@ START_TEST(conv_matches_cpu)
             ck_assert(!zz_cuda_upload(db, b, co * 4, err, sizeof err));
             ck_assert(!zz_cuda_upload(dr, res, ny * 4, err, sizeof err));
             ck_assert(!zz_cuda_upload(dnb, nbh, sizeof nbh, err, sizeof err));
-            ck_assert(!zz_cuda_memset0(dy, ny * 4, err, sizeof err));
-            ck_assert_msg(!zz_cu_conv(dy, dx, dw, db, cases[c].res ? dr : NULL, taps == 7 ? dnb : NULL, N, P, taps, ci,
-                                      co, act, err, sizeof err), "%s", err);
-            ck_assert_msg(!zz_cuda_sync(err, sizeof err), "%s", err);
-            ck_assert(!zz_cuda_download(got, dy, ny * 4, err, sizeof err));
+            for (int version = 2; version <= 4; version += 2) {
+                zz_cuda_set_conv_kernel(version);
+                ck_assert(!zz_cuda_memset0(dy, ny * 4, err, sizeof err));
+                ck_assert_msg(!zz_cu_conv(dy, dx, dw, db, cases[c].res ? dr : NULL, taps == 7 ? dnb : NULL, N, P, taps,
+                                          ci, co, act, err, sizeof err), "%s", err);
+                ck_assert_msg(!zz_cuda_sync(err, sizeof err), "%s", err);
+                ck_assert(!zz_cuda_download(version == 2 ? got : got4, dy, ny * 4, err, sizeof err));
+            }
+            zz_cuda_set_conv_kernel(0);
             double e = rel_err(got, ref, ny, 1e-3);
-            ck_assert_msg(e < 2e-5, "board %d case %zu (taps %d, %d->%d): relative error %g", kind, c, taps, ci, co, e);
+            ck_assert_msg(e < 2e-5, "board %d N %d case %zu (taps %d, %d->%d): relative error %g", kind, N, c, taps, ci,
+                          co, e);
+            ck_assert_msg(!memcmp(got, got4, ny * 4), "board %d N %d case %zu (taps %d, %d->%d): the 128-row kernel "
+                          "differs from the 64-row one", kind, N, c, taps, ci, co);
             zz_cuda_free(dx); zz_cuda_free(dw); zz_cuda_free(db); zz_cuda_free(dr); zz_cuda_free(dy); zz_cuda_free(dnb);
-            free(x); free(w); free(b); free(res); free(ref); free(got);
+            free(x); free(w); free(b); free(res); free(ref); free(got); free(got4);
         }
     }
 }
 END_TEST
 
 /* The whole inference net: GPU == CPU (nn_infer) on random tensors and on positions; and each
- * position of a mixed batch gets exactly its output alone (graphs on and off). */
+ * position of a mixed batch gets exactly its output alone (graphs off, on, and on with the batch
+ * through the 128-row conv kernel and each position alone through the 64-row one). */
 START_TEST(infer_matches_cpu)
 {
     char err[320];
@@ -341,7 +351,9 @@ START_TEST(infer_matches_cpu)
         for (size_t i = 0; i < (size_t)N * P * NN_PLANES; i++) x[i] = nz(&rng);
         zz_pos pos[64];
         for (int i = 0; i < N; i++) random_position(&pos[i], (zz_board_kind)kind, &rng, 60);
-        for (int graphs = 0; graphs <= 1; graphs++) {
+        for (int mode = 0; mode < 3; mode++) {
+            int graphs = mode > 0;
+            zz_cuda_set_conv_kernel(mode == 2 ? 4 : 0);
             zz_cuda_infer *gpu = zz_cuda_infer_create(m, graphs ? 16 : N, graphs ? ZZ_CUDA_GRAPHS : 0, err, sizeof err);
             ck_assert_msg(gpu, "%s", err);
             /* random tensors */
@@ -356,10 +368,11 @@ START_TEST(infer_matches_cpu)
             ck_assert_msg(el < 1e-4 && ev < 1e-4, "board %d graphs %d: positions: logits rel err %g, values %g", kind, graphs, el, ev);
             /* alone == in the batch, bit for bit */
             float one[ZZ_MAX_RINGS * NN_HEADS], v1;
+            if (mode == 2) zz_cuda_set_conv_kernel(2);
             for (int i = 0; i < N; i += 6) {
                 ck_assert(!zz_cuda_infer_positions(gpu, &pos[i], 1, one, &v1, err, sizeof err));
                 ck_assert_msg(!memcmp(one, lg + (size_t)i * P * NN_HEADS, sizeof(float) * P * NN_HEADS),
-                              "board %d graphs %d: position %d alone differs from the batch", kind, graphs, i);
+                              "board %d mode %d: position %d alone differs from the batch", kind, mode, i);
                 ck_assert(v1 == vg[i]);
             }
             /* refold after a change */
@@ -370,6 +383,7 @@ START_TEST(infer_matches_cpu)
             ck_assert(!zz_cuda_infer_positions(gpu, pos, N, lg, vg, err, sizeof err));
             ck_assert_msg(rel_err(lg, lc, nl, 1e-2) < 1e-4, "board %d: after update", kind);
             zz_cuda_infer_free(gpu);
+            zz_cuda_set_conv_kernel(0);
         }
         nn_infer_free(cpu);
         nn_model_free(m);

@@ -40,8 +40,21 @@
 #include "helpers.h"
 
 static uint64_t seed0;
-static const zzt_backend *backends[2];
+static const zzt_backend *backends[3];
 static int nbackends;
+
+/* The GPU backend once more, with its convolutions through the 128-row kernel (kernels.cuh)
+ * whatever their size: it must give the same bits as the emulated bodies too. */
+static const zzt_backend *cuda_backend;
+static zzt_backend cuda_wide;
+
+static int wide_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err, size_t n)
+{
+    zz_cuda_set_conv_kernel(4);
+    int rc = cuda_backend->launch(k, threads, a, err, n);
+    zz_cuda_set_conv_kernel(0);
+    return rc;
+}
 
 /* A test's random stream: splitmix64 of the run's seed and the test's salt, never 0 (xorshift,
  * zz_rand, stays at 0 forever: seed ^ salt == 0 once gave a test constant inputs). */
@@ -1143,9 +1156,13 @@ int main(void)
     char why[320];
     const zzt_backend *cuda = zzt_cuda_backend(why, sizeof why);
     if (cuda) {
-        backends[nbackends++] = cuda;
-        printf("test_cuda_train: backends emulated + cuda (each output compared with the emulated one); seed %llu\n",
-               (unsigned long long)seed0);
+        backends[nbackends++] = cuda_backend = cuda;
+        cuda_wide = *cuda;
+        cuda_wide.name = "cuda (128-row conv kernel)";
+        cuda_wide.launch = wide_launch;
+        backends[nbackends++] = &cuda_wide;
+        printf("test_cuda_train: backends emulated + cuda + cuda with the 128-row conv kernel (each output compared "
+               "with the emulated one); seed %llu\n", (unsigned long long)seed0);
     } else {
         printf("\n"
                "****************************************************************************\n"

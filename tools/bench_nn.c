@@ -255,6 +255,8 @@ static double time_gpu(ctx_t *c, double seconds)
     return -1;
 }
 
+static double gpu_fma_gflops = 1;     /* the device's measured fp32 FMA rate (zz_cuda_ceilings) */
+
 /* GPU inference at batch 1 .. 4096 against the CPU's (all threads), in one run.  0, or 1 on error. */
 static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
 {
@@ -271,7 +273,7 @@ static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
     c->x = x; c->logits = lg; c->values = vl;
     double flops = nn_model_flops(c->m);
     printf("\n==== GPU inference (folded, fused, CUDA graphs), host buffers in and out\n");
-    printf("batch   GPU samples/s   GPU GFLOP/s   CPU samples/s   GPU/CPU\n");
+    printf("batch   GPU samples/s   GPU GFLOP/s   of FMA peak   CPU samples/s   GPU/CPU\n");
     static const int NS[] = { 1, 64, 256, 1024, 4096 };
     int rc = 0;
     for (unsigned k = 0; k < sizeof NS / sizeof *NS && !rc; k++) {
@@ -280,7 +282,9 @@ static int gpu_table(ctx_t *c, const zz_pos *pos, int npos, double seconds)
         if (tg < 0) { rc = 1; break; }
         c->x = x;
         double tc = time_it(run_infer_x, c, seconds, &cpu);
-        printf("%-6d %15.0f %13.1f %15.0f %9.1fx\n", c->N, c->N / tg, flops * c->N / tg / 1e9, c->N / tc, tc / tg);
+        double gf = flops * c->N / tg / 1e9;
+        printf("%-6d %15.0f %13.1f %12.1f%% %15.0f %9.1fx\n", c->N, c->N / tg, gf, 100 * gf / gpu_fma_gflops, c->N / tc,
+               tc / tg);
     }
     c->x = keep_x; c->logits = keep_l; c->values = keep_v;
     zz_cuda_infer_free(c->gpu);
@@ -364,7 +368,7 @@ static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double secon
     uint64_t rng = 5;
     double f1 = nn_model_flops(m);
     printf("\n==== GPU training step (forward with batch statistics, losses, backward, SGD; CUDA training kernels)\n");
-    printf("batch   GPU samples/s   GPU GFLOP/s   CPU samples/s   GPU/CPU\n");
+    printf("batch   GPU samples/s   GPU GFLOP/s   of FMA peak   CPU samples/s   GPU/CPU\n");
     static const int NS[] = { 256, 1024 };
     for (unsigned k = 0; k < sizeof NS / sizeof *NS; k++) {
         int N = NS[k];
@@ -376,7 +380,8 @@ static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double secon
         double cpu, tg = time_gpu_train(run_gpu_step, &t, seconds);
         if (tg < 0) return 1;
         double tc = time_it(run_cpu_step, &t, seconds, &cpu);
-        printf("%-6d %15.0f %13.1f %15.0f %9.1fx\n", N, N / tg, 3 * f1 * N / tg / 1e9, N / tc, tc / tg);
+        double gf = 3 * f1 * N / tg / 1e9;
+        printf("%-6d %15.0f %13.1f %12.1f%% %15.0f %9.1fx\n", N, N / tg, gf, 100 * gf / gpu_fma_gflops, N / tc, tc / tg);
     }
     /* the hex convolution C->C alone, batch 256 */
     t.ops = zzt_ctx_new(be, err, sizeof err);
@@ -495,6 +500,15 @@ int main(int argc, char **argv)
 #ifdef _OPENMP
         omp_set_num_threads(all);
 #endif
+        double copy_gbs = 0, fma_gflops = 0;
+        if (zz_cuda_ceilings(&copy_gbs, &fma_gflops, err, sizeof err)) {
+            fprintf(stderr, "zertz: bench_nn: GPU ceilings: %s\n", err);
+            return 1;
+        }
+        printf("GPU ceilings, measured now: copy %.0f GB/s (bytes read + written), fp32 FMA %.0f GFLOP/s; conv kernel %s\n",
+               copy_gbs, fma_gflops, zz_cuda_conv_kernel() == 2 ? "64-row tiles (ZZ_CUDA_CONV=2)" :
+               zz_cuda_conv_kernel() == 4 ? "128-row tiles (ZZ_CUDA_CONV=4)" : "by size");
+        gpu_fma_gflops = fma_gflops;
         int rc = gpu_table(&c, pos, maxN, seconds);
         if (!rc) rc = gpu_train_table(m, s, maxN, seconds);
         nn_infer_free(c.inf);

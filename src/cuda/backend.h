@@ -55,10 +55,22 @@ void zz_cuda_host_free(void *hptr);
 /* Wait for all work on the current device; 0 or -1 with the first asynchronous error. */
 int zz_cuda_sync(char *err, size_t n);
 
+/* The device's measured ceilings, for benches' "fraction of the ceiling": *copy_gbs = a device-to-
+ * device copy kernel's bytes read + written per second (GB/s, 2 GiB moved a run), *fma_gflops = an
+ * FMA loop's fp32 rate (GFLOP/s, 2 per FMA; eight independent chains a thread, every
+ * multiprocessor full).  Each the median of 9 timed runs.  0, or -1 with a message. */
+int zz_cuda_ceilings(double *copy_gbs, double *fma_gflops, char *err, size_t n);
+
 /* Test hook: the next n kernel launches of the CUDA backend (the inference net's convolutions, the
  * training kernels) fail, as CUDA refuses an empty grid (cudaErrorInvalidConfiguration: a real
  * launch failure, during a graph capture too); n = 0 clears.  Without CUDA it does nothing. */
 void zz_cuda_test_fail_launches(int n);
+
+/* Which convolution kernel the GPU runs (kernels.cuh): 0 chooses by the launch's size (the
+ * default), 2 always the 64-row tiles, 4 always the 128-row tiles.  Both give the same bits; the
+ * tests and benches run each.  ZZ_CUDA_CONV=2|4 in the environment sets it at the first launch. */
+void zz_cuda_set_conv_kernel(int version);
+int zz_cuda_conv_kernel(void);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,14 @@ void *zz_cuda_host_alloc(size_t bytes, char *err, size_t n) { no_cuda(err, n); r
 void zz_cuda_host_free(void *hptr) { (void)hptr; }
 int zz_cuda_sync(char *err, size_t n) { no_cuda(err, n); return -1; }
 void zz_cuda_test_fail_launches(int n) { (void)n; }
+void zz_cuda_set_conv_kernel(int version) { (void)version; }
+int zz_cuda_ceilings(double *copy_gbs, double *fma_gflops, char *err, size_t n)
+{
+    (void)copy_gbs; (void)fma_gflops;
+    no_cuda(err, n);
+    return -1;
+}
+int zz_cuda_conv_kernel(void) { return 0; }
 
 zz_cu_net *zz_cu_net_create(const zz_cu_desc *d, const float *w, size_t nw, int max_batch, int use_graphs,
                             char *err, size_t n)

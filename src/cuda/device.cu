@@ -178,3 +178,108 @@ extern "C" int zz_cu_take_fault(void)
         if (fail_launches.compare_exchange_weak(k, k - 1)) return 1;
     return 0;
 }
+
+// zz_cuda_set_conv_kernel / zz_cuda_conv_kernel (backend.h): -1 until set or read from ZZ_CUDA_CONV.
+static std::atomic<int> conv_kernel(-1);
+
+extern "C" void zz_cuda_set_conv_kernel(int version) { conv_kernel.store(version == 2 || version == 4 ? version : 0); }
+
+extern "C" int zz_cuda_conv_kernel(void)
+{
+    int v = conv_kernel.load();
+    if (v < 0) {
+        const char *e = getenv("ZZ_CUDA_CONV");
+        v = e && !strcmp(e, "2") ? 2 : e && !strcmp(e, "4") ? 4 : 0;
+        int unset = -1;
+        if (!conv_kernel.compare_exchange_strong(unset, v)) v = conv_kernel.load();
+    }
+    return v;
+}
+
+// ---- the device's ceilings (zz_cuda_ceilings) ------------------------------------------------------
+
+static __global__ void ceiling_copy(const float4 *__restrict__ in, float4 *__restrict__ out, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}
+
+enum { CEIL_CHAINS = 8, CEIL_ITERS = 4096 };
+
+static __global__ void ceiling_fma(float *out, float a, float b)
+{
+    float v[CEIL_CHAINS];
+#pragma unroll
+    for (int j = 0; j < CEIL_CHAINS; j++) v[j] = (float)(threadIdx.x + j) * 1e-3f;
+    for (int it = 0; it < CEIL_ITERS; it++)
+#pragma unroll
+        for (int j = 0; j < CEIL_CHAINS; j++) v[j] = fmaf(v[j], a, b);
+    float s = 0.f;
+#pragma unroll
+    for (int j = 0; j < CEIL_CHAINS; j++) s += v[j];
+    out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = s;    // keeps the loop
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+// The median of 9 timed runs of launch() (after one untimed), in milliseconds; -1 on an error.
+template <typename F> static float median_ms(F launch, char *err, size_t n)
+{
+    enum { RUNS = 9 };
+    float ms[RUNS];
+    cudaEvent_t e0, e1;
+    if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+        zz_cu_fail(cudaGetLastError(), "cudaEventCreate", err, n);
+        return -1;
+    }
+    launch();
+    for (int r = 0; r < RUNS; r++) {
+        cudaEventRecord(e0);
+        launch();
+        cudaEventRecord(e1);
+        cudaError_t e = cudaEventSynchronize(e1);
+        if (e == cudaSuccess) e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms[r], e0, e1);
+        if (e != cudaSuccess) { zz_cu_fail(e, "ceiling kernel", err, n); ms[0] = -1; break; }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (ms[0] < 0) return -1;
+    qsort(ms, RUNS, sizeof *ms, cmp_float);
+    return ms[RUNS / 2];
+}
+
+extern "C" int zz_cuda_ceilings(double *copy_gbs, double *fma_gflops, char *err, size_t n)
+{
+    if (!zz_cuda_available(err, n)) return -1;
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    const size_t bytes = (size_t)1 << 30, n4 = bytes / sizeof(float4);
+    float4 *in = NULL, *out = NULL;
+    float *sink = NULL;
+    const int threads = 256, fma_blocks = sms * 8;
+    cudaError_t e = cudaMalloc(&in, bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&out, bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&sink, sizeof(float) * fma_blocks * threads);
+    if (e == cudaSuccess) e = cudaMemset(in, 0x3f, bytes);       // not zeros: ~0.75 everywhere
+    int rc = 0;
+    if (e != cudaSuccess) rc = zz_cu_fail(e, "ceilings: cudaMalloc / cudaMemset", err, n);
+    if (!rc) {
+        float ms = median_ms([&] { ceiling_copy<<<sms * 16, threads>>>(in, out, n4); }, err, n);
+        if (ms < 0) rc = -1;
+        else *copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+    }
+    if (!rc) {
+        float ms = median_ms([&] { ceiling_fma<<<fma_blocks, threads>>>(sink, 0.999f, 1e-3f); }, err, n);
+        if (ms < 0) rc = -1;
+        else *fma_gflops = 2.0 * CEIL_CHAINS * CEIL_ITERS * (double)fma_blocks * threads / (ms * 1e-3) / 1e9;
+    }
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(sink);
+    return rc;
+}

@@ -4,13 +4,15 @@
 // epilogue.  A net owns a stream, device buffers, pinned host staging buffers and (optionally) one
 // CUDA graph per batch-size bucket.  CPU twin: src/nn/infer.c (run / forward_slice).
 //
-// Kernel (zzk_conv in kernels.cuh, version 2 of the lab src/cuda/lab/hexconv.cu):
+// Kernels (zzk_conv / zzk_conv_wide in kernels.cuh, versions 2 and 4 of the lab src/cuda/lab/hexconv.cu,
+// chosen by zzk_conv_launch by the batch's size):
 //   y[r][co] = act(b[co] + sum_{k < taps·ci} A[r][k] · w[k][co] (+ res[r][co])),  r < rows = N·P
 //   A[r][t·ci + c] = x[n·P + nb[p][t]][c] (0 when nb[p][t] = -1), r = n·P + p     (hex, taps 7)
 //   A[r][c]        = x[r][c]                                                      (1×1, taps 1)
-// Tiles of 64 rows × 64 output channels, K in steps of 16 through shared memory, 256 threads
-// each holding 4×4 accumulators.  Each output's sum runs over k in the same order whatever the
-// batch around it, so a sample's outputs do not depend on the batch (bit for bit).
+// Tiles of 64 rows (or 128) × 64 output channels, K in steps of 16 through shared memory, 256
+// threads each holding 4×4 (or 8×4) accumulators.  Each output's sum runs over k in the same
+// order whatever the batch around it and whichever kernel, so a sample's outputs do not depend on
+// the batch (bit for bit).
 #include "cuda/net.h"
 #include "cuda/kernels.cuh"
 #include "cuda/errors.cuh"
@@ -32,11 +34,8 @@ static int launch_conv(cudaStream_t st, float *y, const float *x, const float *w
         zz_cu_msg(err, errlen, "conv: bad shape N=%d P=%d taps=%d ci=%d co=%d", N, P, taps, ci, co);
         return -1;
     }
-    int rows = N * P;
-    dim3 grid((unsigned)((rows + ZZK_BM - 1) / ZZK_BM), (unsigned)((co + ZZK_BN - 1) / ZZK_BN));
-    if (zz_cu_take_fault()) grid.x = 0;             // backend.h zz_cuda_test_fail_launches
-    zzk_conv<<<grid, ZZK_NTHREADS, 0, st>>>(x, w, b, res, y, taps == 1 ? NULL : nb, rows, P, taps, ci, co, act);
-    CK(cudaGetLastError(), "k_conv launch");
+    bool fail = zz_cu_take_fault();                 // backend.h zz_cuda_test_fail_launches
+    CK(zzk_conv_launch(st, y, x, w, b, res, nb, N * P, P, taps, ci, co, act, 0, fail), "k_conv launch");
     return 0;
 }
 

@@ -1,14 +1,18 @@
 // train_launch.cu — the GPU backend of train_backend.h: device memory through backend.h, and each
 // training kernel body of train_kernels.h wrapped in its own __global__ kernel (one template
-// instance per kernel, so each gets only the registers it needs), 256 threads per block.
+// instance per kernel, so each gets only the registers it needs), 256 threads per block; except
+// the convolution and its weight-gradient partials, which run as kernels.cuh's tiled kernels
+// (bit-equal to their bodies: the tests compare this backend with the emulated one).
 // Everything runs on the calling thread's own default stream (cudaStreamPerThread), so a training
 // step never waits for the self-play network's stream, nor it for training (no device-wide sync).
 // Launch errors are returned at once; execution errors at the next sync or copy.
 #include "cuda/train_backend.h"
 #include "cuda/backend.h"
 #include "cuda/errors.cuh"
+#include "cuda/kernels.cuh"
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { ZZT_BLOCK = 256 };
 
@@ -26,6 +30,15 @@ static const zzt_kernel_fn kernels[ZZT_NKERNELS] = { ZZT_KERNELS(ZZT_FN_) };
 
 
 #define ST cudaStreamPerThread
+
+// The convolution and its weight gradient run as the tiled kernels of kernels.cuh (equal to the
+// per-thread bodies bit for bit, many times faster); ZZT_TILED=0 runs the bodies instead.
+static bool tiled(void)
+{
+    static int on = -1;
+    if (on < 0) { const char *e = getenv("ZZT_TILED"); on = !(e && !strcmp(e, "0")); }
+    return on != 0;
+}
 
 static int cu_sync(char *err, size_t n)
 {
@@ -76,9 +89,17 @@ static int cu_launch(zzt_kernel k, int64_t threads, const zzt_args *a, char *err
         if (err && n) snprintf(err, n, "launch of %lld threads is too large", (long long)threads);
         return -1;
     }
-    unsigned grid = zz_cu_take_fault() ? 0u : (unsigned)blocks;     // backend.h zz_cuda_test_fail_launches
-    kernels[k]<<<grid, ZZT_BLOCK, 0, ST>>>(*a, threads);
-    cudaError_t e = cudaGetLastError();
+    bool fail = zz_cu_take_fault();                     // backend.h zz_cuda_test_fail_launches
+    cudaError_t e;
+    if (k == ZZT_CONV && tiled())
+        e = zzk_conv_launch(ST, a->y, a->x, a->w, a->b, NULL, a->nb, a->rows, a->P, a->taps, a->ci, a->co, 0,
+                            a->accumulate, fail);
+    else if (k == ZZT_DW_PART && a->x && tiled())
+        e = zzk_dw_launch(ST, a->part, a->x, a->dy, a->nb, a->rows, a->P, a->taps, a->ci, a->co, a->chunk, fail);
+    else {
+        kernels[k]<<<fail ? 0u : (unsigned)blocks, ZZT_BLOCK, 0, ST>>>(*a, threads);
+        e = cudaGetLastError();
+    }
     return e == cudaSuccess ? 0 : zz_cu_fail(e, "kernel launch", err, n);
 }
 

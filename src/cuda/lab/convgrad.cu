@@ -16,15 +16,17 @@
 // Versions:
 //   1  the library's (train_kernels.h zzk_dw_part): one thread per (chunk, t, ci, co) output,
 //      rows from global memory (x broadcast across the co threads, dy coalesced)
-//   2  tiled: a block computes a 64 (t·ci) × 64 (co) tile of one chunk's partial; 16 rows at a
-//      time through shared memory (the gathered x rows and the dy rows), 4×4 outputs per thread
-// Never run on a GPU yet (written in a session without one): see src/cuda/NOTES.md.
+//   2  tiled, now the library's kernels.cuh zzk_dw_tiled (the training backend's): a block computes
+//      a 64 (t·ci) × 64 (co) tile of one chunk's partial; 16 rows at a time through shared memory
+//      (the gathered x rows and the dy rows), 4×4 outputs per thread
+// First run on an H200 on 2026-11-25 (src/cuda/NOTES.md).
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda/train_ops.h"
+#include "cuda/kernels.cuh"
 extern "C" {
 #include "nn/geom.h"
 #include "nn/ops.h"
@@ -33,67 +35,6 @@ extern "C" {
 #define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) {                               \
     fprintf(stderr, "lab_convgrad: %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
     exit(1); } } while (0)
-
-// ---- version 2 ------------------------------------------------------------------------------------
-enum { V2_BK = 64, V2_BO = 64, V2_BR = 16, V2_THREADS = 256 };
-
-// grid (ceil(7·ci / 64), ceil(co / 64), chunks); part[chunk][7·ci][co]
-__global__ void __launch_bounds__(V2_THREADS)
-k_dw_v2(const float *__restrict__ x, const float *__restrict__ dy, const int *__restrict__ nb,
-        float *__restrict__ part, int rows, int P, int ci, int co)
-{
-    __shared__ float As[V2_BR][V2_BK + 4];
-    __shared__ float Bs[V2_BR][V2_BO];
-    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4, K = 7 * ci;
-    const int k0 = blockIdx.x * V2_BK, o0 = blockIdx.y * V2_BO, ch = blockIdx.z;
-    const int r0 = ch * ZZT_DW_CHUNK, r1 = min(rows, r0 + ZZT_DW_CHUNK);
-    float acc[4][4];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) acc[i][j] = 0.f;
-    for (int rb = r0; rb < r1; rb += V2_BR) {
-#pragma unroll
-        for (int i = 0; i < (V2_BR * V2_BK) / V2_THREADS; i++) {       // gathered x: 16 rows × 64 k
-            int e = tid + V2_THREADS * i, rr = e / V2_BK, kk = e % V2_BK, r = rb + rr, k = k0 + kk;
-            float v = 0.f;
-            if (r < r1 && k < K) {
-                int t = k / ci, c = k - t * ci, s = r / P, q = nb[(r - s * P) * 7 + t];
-                if (q >= 0) v = x[((size_t)s * P + q) * ci + c];
-            }
-            As[rr][kk] = v;
-        }
-#pragma unroll
-        for (int i = 0; i < (V2_BR * V2_BO) / V2_THREADS; i++) {       // dy: 16 rows × 64 outputs
-            int e = tid + V2_THREADS * i, rr = e / V2_BO, oo = e % V2_BO, r = rb + rr, o = o0 + oo;
-            Bs[rr][oo] = (r < r1 && o < co) ? dy[(size_t)r * co + o] : 0.f;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int rr = 0; rr < V2_BR; rr++) {
-            float a[4], b[4];
-#pragma unroll
-            for (int i = 0; i < 4; i++) a[i] = As[rr][ty + 16 * i];
-#pragma unroll
-            for (int j = 0; j < 4; j++) b[j] = Bs[rr][tx + 16 * j];
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-        __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        int k = k0 + ty + 16 * i;
-        if (k >= K) continue;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            int o = o0 + tx + 16 * j;
-            if (o < co) part[((size_t)ch * K + k) * co + o] = acc[i][j];
-        }
-    }
-}
 
 typedef struct {
     const zzt_backend *be;
@@ -114,9 +55,7 @@ static void run(const lab_t *L, int version)
         return;
     }
     int chunks = (L->rows + ZZT_DW_CHUNK - 1) / ZZT_DW_CHUNK, K = 7 * L->ci;
-    dim3 grid((unsigned)((K + V2_BK - 1) / V2_BK), (unsigned)((L->co + V2_BO - 1) / V2_BO), (unsigned)chunks);
-    k_dw_v2<<<grid, V2_THREADS>>>(L->x, L->dy, L->nb, L->part, L->rows, L->P, L->ci, L->co);
-    CK(cudaGetLastError());
+    CK(zzk_dw_launch(0, L->part, L->x, L->dy, L->nb, L->rows, L->P, 7, L->ci, L->co, ZZT_DW_CHUNK, false));
     zzt_args a = {};
     a.y = L->dw;
     a.part = L->part;

@@ -8,18 +8,21 @@
 //   nvcc -O3 -std=c++17 -Isrc -arch=sm_90 src/cuda/lab/hexconv.cu build/libzertz.a -Xcompiler -fopenmp \
 //        -o build/lab_hexconv && ./build/lab_hexconv            # all versions, 37 rings, N=256, C=64
 //   ./build/lab_hexconv 3 61 1024 64                             # version 3, 61 rings, N=1024, C=64
-// Arguments: [version (0 = all)] [rings 37|48|61] [N] [C (Ci = Co)].
+// Arguments: [version (0 = all: 1, 2, 3, 4)] [rings 37|48|61] [N] [C (Ci = Co)].
 //
 // Versions:
 //   1  naive: one thread per output element, taps × Ci loop from global memory
 //   2  the library's kernel (kernels.cuh zzk_conv): implicit GEMM, 64×64 tiles, BK 16, 4×4 per thread
+//   4  the library's kernel for big batches (kernels.cuh zzk_conv_wide): 128×64 tiles, 8×4 per
+//      thread read from shared memory as 16-byte vectors, next K step prefetched into registers;
+//      must equal version 2 bit for bit (same order of each output's sum)
 //   3  one block per sample: the sample's rows in shared memory (+ a zero row for off-board
 //      neighbours), one output channel per thread.x, up to 16 rows per thread in registers, so each
 //      weight read from global/L1 serves 16 rows (Co ≤ 256).  Its dynamic shared memory, (P+1)·Ci
 //      floats + 7·P ints, passes the default 48 KiB on 61 rings from Ci = 192 on: main raises the
 //      kernel's limit (cudaFuncAttributeMaxDynamicSharedMemorySize) to what the shape needs, and
 //      refuses a shape over the device's opt-in maximum
-// Never run on a GPU yet (written in a session without one): see src/cuda/NOTES.md.
+// Versions 1-3 first ran on an H200 on 2026-11-25; version 4 is newer (src/cuda/NOTES.md).
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -128,7 +131,11 @@ static void launch(int version, const float *x, const float *w, const float *b, 
     } else if (version == 2) {
         int rows = N * P;
         dim3 grid((unsigned)((rows + ZZK_BM - 1) / ZZK_BM), (unsigned)((co + ZZK_BN - 1) / ZZK_BN));
-        zzk_conv<<<grid, ZZK_NTHREADS>>>(x, w, b, res, y, nb, rows, P, 7, ci, co, 1);
+        zzk_conv<<<grid, ZZK_NTHREADS>>>(x, w, b, res, y, nb, rows, P, 7, ci, co, 1, 0);
+    } else if (version == 4) {
+        int rows = N * P;
+        dim3 grid((unsigned)((rows + ZZW_BM - 1) / ZZW_BM), (unsigned)((co + ZZW_BN - 1) / ZZW_BN));
+        zzk_conv_wide<<<grid, ZZW_NTHREADS>>>(x, w, b, res, y, nb, rows, P, 7, ci, co, 1, 0);
     } else {
         k_v3<<<N, dim3(co, V3_RG), v3_smem(P, ci)>>>(x, w, b, res, y, nb, P, ci, co);
     }
@@ -172,9 +179,11 @@ int main(int argc, char **argv)
     if ((!only || only == 3) && v3_prepare(&prop, P, ci)) return 1;
     double flop = 2.0 * ny * 7 * ci;                            // live taps only (off-board ones counted)
     printf("lab_hexconv on %s: %d rings (P=%d), N=%d, %d->%d, %.2f GFLOP per call\n", prop.name, rings, P, N, ci, co, flop * 1e-9);
-    printf("%-8s %12s %12s %12s\n", "version", "rel.err", "time(us)", "GFLOP/s");
+    printf("%-8s %12s %12s %12s %s\n", "version", "rel.err", "time(us)", "GFLOP/s", "same bits as v2");
     int bad = 0;
-    for (int v = 1; v <= 3; v++) {
+    float *got2 = (float *)malloc(ny * 4);
+    bool have2 = false;
+    for (int v = 1; v <= 4; v++) {
         if (only && v != only) continue;
         CK(cudaMemset(dy, 0, ny * 4));
         launch(v, dx, dw, db, dr, dy, dnb, N, P, ci, co);
@@ -196,10 +205,14 @@ int main(int argc, char **argv)
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, e0, e1));
         double us = 1000.0 * ms / reps;
-        printf("%-8d %12.3g %12.1f %12.0f%s\n", v, rel, us, flop / (us * 1e3), ok ? "" : "   MISMATCH");
+        if (v == 2) { memcpy(got2, got, ny * 4); have2 = true; }
+        bool differ = v == 4 && have2 && memcmp(got, got2, ny * 4);
+        bad |= differ;
+        const char *same = v == 2 ? "(reference)" : v != 4 || !have2 ? "-" : differ ? "NO   MISMATCH" : "yes";
+        printf("%-8d %12.3g %12.1f %12.0f %s%s\n", v, rel, us, flop / (us * 1e3), same, ok ? "" : "   MISMATCH");
         cudaEventDestroy(e0); cudaEventDestroy(e1);
     }
     cudaFree(dx); cudaFree(dw); cudaFree(db); cudaFree(dr); cudaFree(dy); cudaFree(dnb);
-    free(x); free(w); free(b); free(res); free(ref); free(got);
+    free(x); free(w); free(b); free(res); free(ref); free(got); free(got2);
     return bad;
 }
