@@ -561,7 +561,10 @@ START_TEST(loss_and_sgd_ops_match_cpu)
         float *DL = dput(be, dl0, nl * 4), *V = dput(be, v, (size_t)n * 4), *DV = dput(be, dv0, (size_t)n * 4);
         float *Z = dput(be, z, (size_t)n * 4);
         double ploss, vloss;
-        OK(zzt_policy_loss(ctx, &ploss, DL, LG, ST, TM, PI, n, P, NN_HEADS, 1.0));
+        char gerr[256];
+        float *GM = be->alloc(sizeof(float) * (size_t)(m ? m : 1), gerr, sizeof gerr);     /* moves' gradients */
+        ck_assert_msg(GM, "%s", gerr);
+        OK(zzt_policy_loss(ctx, &ploss, DL, LG, ST, TM, PI, n, P, NN_HEADS, 1.0, GM));
         OK(zzt_value_loss(ctx, &vloss, DV, V, Z, n, 0.7));
         ck_assert_msg(fabs(ploss - pref) <= 1e-9 * fmax(1, fabs(pref)), "%s: policy loss %.12g vs %.12g", be->name, ploss, pref);
         ck_assert_msg(fabs(vloss - vref) <= 1e-9 * fmax(1, fabs(vref)), "%s: value loss %.12g vs %.12g", be->name, vloss, vref);
@@ -593,7 +596,7 @@ START_TEST(loss_and_sgd_ops_match_cpu)
         OK(zzt_sgd(ctx, W, G, MO, np, nd, lr, mu, wdk));
         expect_close(be, W, wr, np, 1e-6, "sgd parameters", 0);
         expect_close(be, MO, mr, np, 1e-6, "sgd momentum", 0);
-        void *dev[] = { ST, TM, PI, LG, DL, V, DV, Z, W, G, MO };
+        void *dev[] = { ST, TM, PI, LG, DL, V, DV, Z, W, G, MO, GM };
         for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) be->release(dev[i]);
         void *host[] = { lg, dl0, v, dv0, lgd, dlr, vd, dvr, w, g, mo, wr, mr };
         for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);

@@ -77,7 +77,7 @@ sanitize() {
 export -f sanitize
 
 step 01 build 240 "make -j$jobs NO_APT=1 all build/tests/test_cuda build/tests/test_cuda_train"
-gpu_steps="02 suites, 03 sanitizer, 04 lab, 05 bench-gpu, 06 bench-train, 07 train, 08 variants, 09 sanitize-new"
+gpu_steps="02 suites, 03 sanitizer, 04 lab, 05 bench-gpu, 06 bench-train, 07 train, 08 variants, 09 sanitize-new, 10 torch-eager"
 if [ -z "$gpu" ]; then
     say "NOT RUN  $gpu_steps: no GPU"
     say "gpu-report: done in $(( $(date +%s) - t0 ))s; NO GPU: nothing was checked on a GPU"
@@ -87,9 +87,16 @@ step 02 suites 100 "build/tests/test_cuda && build/tests/test_cuda_train && for 
 step 03 sanitizer 200 "sanitize"
 step 04 lab 60 "make NO_APT=1 lab && build/lab/hexconv 0 37 4096 64 && build/lab/hexconv 0 61 1024 64 && build/lab/convgrad 0 37 1024 64"
 step 05 bench-gpu 240 "make NO_APT=1 bench-gpu"
-step 06 bench-train 100 "tools/bench_train --gpu && for c in '2048 12 1 1024' '2048 12 2 512' '4096 12 4 512'; do set -- \$c; tools/bench_train --gpu --seconds 5 --games \$1 --threads \$2 --eval-threads \$3 --batch \$4 || exit 1; done"
+step 06 bench-train 100 "tools/bench_train --gpu ${BENCH_TRAIN_ARGS:-} && for c in '2048 12 1 1024' '2048 12 2 512' '4096 12 4 512'; do set -- \$c; tools/bench_train --gpu --seconds 5 --games \$1 --threads \$2 --eval-threads \$3 --batch \$4 || exit 1; done"
+# 07: tools/train on the GPU in two pieces, the second resuming the first: TRAIN_MINUTES each
+# (default 0.9), the first with TRAIN_ARGS added (e.g. --init weights/zertz37.ckpt --sims 200);
+# KEEP_RUN=1 brings the run's latest.ckpt and train.csv back in OUT.
 run=build/gpu-report-train
-step 07 train 130 "rm -rf $run; tools/train --fresh --out $run --minutes 0.9 --quiet && echo '== resumed' && tools/train --out $run --minutes 0.9 --quiet && tail -5 $run/train.csv"
+tmin=${TRAIN_MINUTES:-0.9}
+tlimit=$(awk -v m="$tmin" 'BEGIN { printf "%d", 2 * m * 60 + 60 }')
+keep=""
+[ "${KEEP_RUN:-0}" = 1 ] && keep="&& cp $run/latest.ckpt $out/train-latest.ckpt && cp $run/train.csv $out/train.csv"
+step 07 train "$tlimit" "rm -rf $run; tools/train --fresh --out $run --minutes $tmin ${TRAIN_ARGS:-} && echo '== resumed' && tools/train --out $run --minutes $tmin && tail -5 $run/train.csv $keep"
 # 08: the kernel variants side by side in one run: the training step's time by op (ZZT_PROFILE) with
 # the per-thread bodies (ZZT_TILED=0, the kernels before the tiled ones) and with the tiled kernels;
 # inference and training through the 64-row conv kernel only, then chosen by size (the default).
@@ -97,4 +104,7 @@ step 08 variants 150 "for v in 'ZZT_TILED=0 ZZ_CUDA_CONV=2' 'ZZ_CUDA_CONV=2' 'ZZ
 # 09: compute-sanitizer on what changed since the last GPU run, sized to finish: memcheck over
 # test_cuda's GPU cases (both conv kernels), racecheck on the two tiled lab kernels at a small batch.
 step 09 sanitize-new 150 "env CK_FORK=no CK_RUN_CASE=cuda compute-sanitizer --tool memcheck --error-exitcode 3 build/tests/test_cuda && compute-sanitizer --tool racecheck --error-exitcode 3 build/lab/hexconv 4 37 8 64 && compute-sanitizer --tool racecheck --error-exitcode 3 build/lab/convgrad 2 37 8 64"
+# 10: eager PyTorch alone (no compilation: seconds, not minutes) on the same network, for a rerun
+# whose compiled figures step 05 of an earlier run already gave.
+step 10 torch-eager 90 "tools/nn_dump --board 37 --perturb --save-ckpt build/yardstick.ckpt --n 256 --seed 1 --out build/yardstick.dump && python3 tools/torch_yardstick.py --check build/yardstick.dump --ckpt build/yardstick.ckpt && python3 tools/torch_yardstick.py --ckpt build/yardstick.ckpt --modes eager-fp32,train-eager"
 say "gpu-report: done in $(( $(date +%s) - t0 ))s"

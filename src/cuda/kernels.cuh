@@ -286,24 +286,17 @@ zzk_dw_tiled(const float *__restrict__ x, const float *__restrict__ dy, const in
 
 // ---- launching --------------------------------------------------------------------------------------
 
-// The device's multiprocessors (device 0), read once.
-static inline int zzk_sms(void)
-{
-    static int sms = 0;
-    if (!sms && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 132;
-    return sms;
-}
-
-// Enqueue y (+)= act(conv) on st with the kernel its size wants: the wide tiles once they fill
-// every multiprocessor twice, else the 64-row tiles (more blocks for small batches).  fail: an
-// empty grid (backend.h's injected launch failures).  Returns the launch's error.
+// Enqueue y (+)= act(conv) on st with the kernel its size wants: the 128-row tiles from 128 rows
+// on (measured on an H200, src/cuda/NOTES.md: faster from batch 64 up, x1.25 at 256 and x1.7 at
+// 4096), the 64-row tiles below.  fail: an empty grid (backend.h's injected launch failures).
+// Returns the launch's error.
 static inline cudaError_t zzk_conv_launch(cudaStream_t st, float *y, const float *x, const float *w, const float *b,
                                           const float *res, const int *nb, int rows, int P, int taps, int ci, int co,
                                           int act, int accumulate, bool fail)
 {
-    unsigned cols = (unsigned)((co + ZZK_BN - 1) / ZZK_BN), wide_blocks = (unsigned)((rows + ZZW_BM - 1) / ZZW_BM) * cols;
+    unsigned cols = (unsigned)((co + ZZK_BN - 1) / ZZK_BN);
     int choice = zz_cuda_conv_kernel();
-    bool wide = choice == 4 || (choice == 0 && wide_blocks >= 2u * (unsigned)zzk_sms());
+    bool wide = choice == 4 || (choice == 0 && rows >= ZZW_BM);
     if (taps == 1) nb = NULL;
     if (wide) {
         dim3 grid(fail ? 0u : (unsigned)((rows + ZZW_BM - 1) / ZZW_BM), cols);

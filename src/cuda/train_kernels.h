@@ -53,7 +53,10 @@
     X(ZZT_ADD_BWD)       /* dx += dy, dx2 += dy                  threads n                  */     \
     X(ZZT_TANH)          /* y = tanh(x)                          threads n                  */     \
     X(ZZT_TANH_BWD)      /* dx += dy·(1 - x²), x = the output     threads n                  */     \
-    X(ZZT_POLICY_LOSS)   /* loss[s], dlogits of sample s         threads samples            */     \
+    X(ZZT_POLICY_MAX)    /* dpart: each lane's highest score     threads samples·lanes      */     \
+    X(ZZT_POLICY_SUMS)   /* dpart: each lane's three sums        threads samples·lanes      */     \
+    X(ZZT_POLICY_GRAD)   /* y[k]: move k's score gradient; loss  threads samples·lanes      */     \
+    X(ZZT_POLICY_SCATTER) /* dlogits of sample s += its y[k]     threads samples            */     \
     X(ZZT_VALUE_LOSS)    /* loss[s], dvalue[s]                   threads samples            */     \
     X(ZZT_SUMSQ_PART)    /* dpart[chunk] = sum of squares of x   threads nchunks            */     \
     X(ZZT_SGD)           /* momentum SGD with weight decay       threads n                  */
@@ -295,34 +298,88 @@ ZZK_FN double zzk_score(const float *lg, const int *term)
     return (double)lg[term[0]] + (term[1] >= 0 ? (double)lg[term[1]] : 0.0);
 }
 
-/* Thread s (sample): loss.c's nn_policy_loss for one sample.  x = logits[samples][P][heads],
- * dx = their gradients (the sample's own block only), loss[s] = its cross-entropy;
- * scale = weight / samples. */
-ZZK_FN void zzk_policy_loss(int64_t s, const zzt_args *a)
+/* loss.c's nn_policy_loss in four kernels, so that a sample's moves (up to 10,980 on 61 rings) are
+ * spread over ZZT_LANES threads instead of one: lane l of sample s takes the moves start[s] + l,
+ * + l + ZZT_LANES, ...  x = logits[samples][P][heads]; dpart = [samples][lanes] highest scores, then
+ * [samples][lanes][3] sums; y[moves] = each move's gradient (float scratch); loss[s] = its
+ * cross-entropy; dx = the logits' gradients; scale = weight / samples (n).  Every sum runs over
+ * the lanes in order, so results do not depend on scheduling. */
+#define ZZT_LANES 32
+
+/* The highest score of sample s over its lanes' maxima. */
+ZZK_FN double zzk_policy_top(const zzt_args *a, int64_t s)
 {
-    int b = a->start[s], e = a->start[s + 1];
-    a->loss[s] = 0;
-    if (e <= b) return;
-    int64_t block = (int64_t)a->P * a->heads;
-    const float *lg = a->x + s * block;
-    double mx = -HUGE_VAL, z = 0, ce = 0, pisum = 0;
-    for (int k = b; k < e; k++) { double v = zzk_score(lg, a->term + 2 * k); if (v > mx) mx = v; }
-    for (int k = b; k < e; k++) z += exp(zzk_score(lg, a->term + 2 * k) - mx);
-    double logz = mx + log(z);
-    for (int k = b; k < e; k++)
+    double mx = -HUGE_VAL;
+    for (int l = 0; l < ZZT_LANES; l++) {
+        double v = a->dpart[s * ZZT_LANES + l];
+        if (v > mx) mx = v;
+    }
+    return mx;
+}
+
+/* Thread (s, lane): dpart[s][lane] = the highest score among the lane's moves (-inf: none). */
+ZZK_FN void zzk_policy_max(int64_t i, const zzt_args *a)
+{
+    int64_t s = i / ZZT_LANES;
+    int e = a->start[s + 1];
+    const float *lg = a->x + s * (int64_t)a->P * a->heads;
+    double mx = -HUGE_VAL;
+    for (int k = a->start[s] + (int)(i - s * ZZT_LANES); k < e; k += ZZT_LANES) {
+        double v = zzk_score(lg, a->term + 2 * k);
+        if (v > mx) mx = v;
+    }
+    a->dpart[i] = mx;
+}
+
+/* Thread (s, lane): sums over the lane's moves of exp(score - top), pi·(score - top) and pi
+ * (the last two over pi > 0), into dpart[samples·lanes + 3·i ...]. */
+ZZK_FN void zzk_policy_sums(int64_t i, const zzt_args *a)
+{
+    int64_t s = i / ZZT_LANES;
+    int e = a->start[s + 1];
+    const float *lg = a->x + s * (int64_t)a->P * a->heads;
+    double mx = zzk_policy_top(a, s), z = 0, ps = 0, pisum = 0;
+    for (int k = a->start[s] + (int)(i - s * ZZT_LANES); k < e; k += ZZT_LANES) {
+        double d = zzk_score(lg, a->term + 2 * k) - mx;
+        z += exp(d);
         if (a->pi[k] > 0) {
-            ce -= a->pi[k] * (zzk_score(lg, a->term + 2 * k) - logz);
+            ps += a->pi[k] * d;
             pisum += a->pi[k];
         }
-    a->loss[s] = ce;
+    }
+    double *o = a->dpart + a->n * ZZT_LANES + 3 * i;
+    o[0] = z;
+    o[1] = ps;
+    o[2] = pisum;
+}
+
+/* Thread (s, lane): with logZ = top + log(sum of exp), loss[s] = -sum pi·(score - logZ) (lane 0),
+ * and y[k] = scale·(exp(score - logZ)·sum pi - pi[k]) for the lane's moves (when dx). */
+ZZK_FN void zzk_policy_grad(int64_t i, const zzt_args *a)
+{
+    int64_t s = i / ZZT_LANES;
+    int lane = (int)(i - s * ZZT_LANES), b = a->start[s], e = a->start[s + 1];
+    if (e <= b) { if (lane == 0) a->loss[s] = 0; return; }
+    const double *o = a->dpart + a->n * ZZT_LANES + 3 * s * ZZT_LANES;
+    double z = 0, ps = 0, pisum = 0;
+    for (int l = 0; l < ZZT_LANES; l++) { z += o[3 * l]; ps += o[3 * l + 1]; pisum += o[3 * l + 2]; }
+    double logz = log(z), top = zzk_policy_top(a, s);
+    if (lane == 0) a->loss[s] = logz * pisum - ps;
     if (!a->dx) return;
-    float *dl = a->dx + s * block;
+    const float *lg = a->x + s * (int64_t)a->P * a->heads;
     double scale = a->weight / a->n;
-    for (int k = b; k < e; k++) {
+    for (int k = b + lane; k < e; k += ZZT_LANES)
+        a->y[k] = (float)(scale * (exp(zzk_score(lg, a->term + 2 * k) - top - logz) * pisum - a->pi[k]));
+}
+
+/* Thread s: the sample's logit gradients += y[k] through each move's terms, moves in order. */
+ZZK_FN void zzk_policy_scatter(int64_t s, const zzt_args *a)
+{
+    float *dl = a->dx + s * (int64_t)a->P * a->heads;
+    for (int k = a->start[s], e = a->start[s + 1]; k < e; k++) {
         const int *tm = a->term + 2 * k;
-        float g = (float)(scale * (exp(zzk_score(lg, tm) - logz) * pisum - a->pi[k]));
-        dl[tm[0]] += g;
-        if (tm[1] >= 0) dl[tm[1]] += g;
+        dl[tm[0]] += a->y[k];
+        if (tm[1] >= 0) dl[tm[1]] += a->y[k];
     }
 }
 
@@ -378,7 +435,10 @@ ZZK_FN void zzt_run(zzt_kernel kind, int64_t i, const zzt_args *a)
     case ZZT_ADD_BWD: zzk_add_bwd(i, a); break;
     case ZZT_TANH: zzk_tanh(i, a); break;
     case ZZT_TANH_BWD: zzk_tanh_bwd(i, a); break;
-    case ZZT_POLICY_LOSS: zzk_policy_loss(i, a); break;
+    case ZZT_POLICY_MAX: zzk_policy_max(i, a); break;
+    case ZZT_POLICY_SUMS: zzk_policy_sums(i, a); break;
+    case ZZT_POLICY_GRAD: zzk_policy_grad(i, a); break;
+    case ZZT_POLICY_SCATTER: zzk_policy_scatter(i, a); break;
     case ZZT_VALUE_LOSS: zzk_value_loss(i, a); break;
     case ZZT_SUMSQ_PART: zzk_sumsq_part(i, a); break;
     case ZZT_SGD: zzk_sgd(i, a); break;

@@ -20,6 +20,7 @@ struct zzt_net {
     size_t act_cap;
     int *start, *term;          /* policy targets: [tgt_cap+1], [moves_cap][2] */
     float *pi, *z;              /* [moves_cap], [tgt_cap] */
+    float *gmove;               /* [moves_cap]: each move's policy gradient (zzt_policy_loss) */
     int tgt_cap;
     size_t moves_cap;
     float *host;                /* staging for conversions: max(nparams, nstats) floats */
@@ -80,7 +81,8 @@ void zzt_net_free(zzt_net *t)
 {
     if (!t) return;
     prof_print(t);
-    void *bufs[] = { t->param, t->grad, t->mom, t->stats, t->nb, t->act, t->dact, t->start, t->term, t->pi, t->z };
+    void *bufs[] = { t->param, t->grad, t->mom, t->stats, t->nb, t->act, t->dact, t->start, t->term, t->pi, t->z,
+                     t->gmove };
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) t->be->release(bufs[i]);
     zzt_ctx_free(t->ctx);
     nn_plan_free(&t->plan);
@@ -177,7 +179,7 @@ static int step_ops(zzt_net *t, int N, int npolicy, double value_weight, const n
  * times in a run, never at each new maximum. */
 static size_t moves_capacity(int N, int nmoves)
 {
-    size_t worst = (size_t)N * ZZ_MAX_MOVES, per = 2 * sizeof(int32_t) + sizeof(float);
+    size_t worst = (size_t)N * ZZ_MAX_MOVES, per = 2 * sizeof(int32_t) + 2 * sizeof(float);
     if (worst * per <= ((size_t)64 << 20)) return worst;
     size_t h = 2 * (size_t)nmoves;
     return h < worst ? h : worst;
@@ -188,10 +190,12 @@ static int alloc_moves(zzt_net *t, size_t cap, char *err, size_t n)
     const zzt_backend *be = t->be;
     be->release(t->term);
     be->release(t->pi);
+    be->release(t->gmove);
     t->term = NULL;
-    t->pi = NULL;
+    t->pi = t->gmove = NULL;
     t->moves_cap = 0;
-    if (!(t->term = be->alloc(cap * 2 * sizeof(int32_t), err, n)) || !(t->pi = be->alloc(cap * sizeof(float), err, n)))
+    if (!(t->term = be->alloc(cap * 2 * sizeof(int32_t), err, n)) || !(t->pi = be->alloc(cap * sizeof(float), err, n)) ||
+        !(t->gmove = be->alloc(cap * sizeof(float), err, n)))
         return -1;
     t->moves_cap = cap;
     return 0;
@@ -365,7 +369,7 @@ static int step_ops(zzt_net *t, int N, int npolicy, double value_weight, const n
     int P = t->shape->geom.ncells;
     double l2sum, since = mcts_now_s();
     if (zzt_policy_loss(c, &p->policy, DACT(t->plan.logits), ACT(t->plan.logits), t->start, t->term, t->pi, npolicy,
-                        P, NN_HEADS, 1.0) ||
+                        P, NN_HEADS, 1.0, t->gmove) ||
         zzt_value_loss(c, &p->value, DACT(t->plan.value), ACT(t->plan.value), t->z, N, value_weight))
         return -1;
     prof_mark(t, &t->prof_loss_s, &since);

@@ -253,14 +253,24 @@ static int sum_doubles(zzt_ctx *c, zzt_kernel k, zzt_args *a, int64_t threads, d
 }
 
 int zzt_policy_loss(zzt_ctx *c, double *loss, float *dlogits, const float *logits, const int *start,
-                    const int *term, const float *pi, int n, int P, int heads, double weight)
+                    const int *term, const float *pi, int n, int P, int heads, double weight, float *gmove)
 {
     if (n < 1) { *loss = 0; return 0; }
-    zzt_args a = { .x = logits, .dx = dlogits, .start = start, .term = term, .pi = pi, .n = n, .P = P,
+    if (dlogits && !gmove) return fail(c, "policy loss: gradients asked for without the moves' scratch");
+    int64_t lanes = (int64_t)n * ZZT_LANES;
+    zzt_args a = { .x = logits, .dx = dlogits, .y = gmove, .start = start, .term = term, .pi = pi, .n = n, .P = P,
                    .heads = heads, .weight = weight };
-    double s;
-    if (sum_doubles(c, ZZT_POLICY_LOSS, &a, n, &s)) return -1;
-    *loss = s / n;
+    a.dpart = grow(c, &c->dpart, (size_t)lanes * 4 * sizeof(double));      /* [n][lanes] maxima, [n][lanes][3] sums */
+    a.loss = grow(c, &c->loss, (size_t)n * sizeof(double));
+    double *h = host_doubles(c, (size_t)n);
+    if (!a.dpart || !a.loss || !h || run(c, ZZT_POLICY_MAX, lanes, &a) || run(c, ZZT_POLICY_SUMS, lanes, &a) ||
+        run(c, ZZT_POLICY_GRAD, lanes, &a) || (dlogits && run(c, ZZT_POLICY_SCATTER, n, &a)))
+        return -1;
+    if (c->measure) { *loss = 0; return 0; }
+    if (c->be->download(h, a.loss, (size_t)n * sizeof(double), c->err, sizeof c->err)) return -1;
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += h[i];
+    *loss = sum / n;
     return 0;
 }
 

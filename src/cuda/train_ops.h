@@ -64,9 +64,10 @@ int zzt_tanh_backward(zzt_ctx *c, float *dx, const float *dy, const float *y, si
 
 /* policy.h's losses on backend pointers: logits[n][P][heads], start[n+1], term[moves][2], pi[moves]
  * (policy); v[n], z[n] (value).  *loss = the mean over samples (summed in order on the host);
- * gradients are added into dlogits / dv when not NULL. */
+ * gradients are added into dlogits / dv when not NULL.  gmove[moves]: backend scratch for each
+ * move's gradient (needed with dlogits; the caller sizes it with the move targets). */
 int zzt_policy_loss(zzt_ctx *c, double *loss, float *dlogits, const float *logits, const int *start,
-                    const int *term, const float *pi, int n, int P, int heads, double weight);
+                    const int *term, const float *pi, int n, int P, int heads, double weight, float *gmove);
 int zzt_value_loss(zzt_ctx *c, double *loss, float *dv, const float *v, const float *z, int n, double weight);
 
 /* sum of x[j]² over j < n (for the L2 term), summed in order. */
