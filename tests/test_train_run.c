@@ -7,6 +7,7 @@
 #include "nn/omp_env.h"
 #include "train/replay.h"
 #include "train/run.h"
+#include "train/atomic_file.h"
 #include "train/runstate.h"
 #include "helpers.h"
 #include "nn/int8.h"
@@ -316,6 +317,43 @@ START_TEST(train_tool_selfplay_precision) {
 }
 END_TEST
 
+/* tools/train keeps a new run's recipe in run.args (train/recipe.h) and resumes with it: the
+ * resumed session searches and learns as the first did, options given again override it, the
+ * session's own options (where, how long, this machine's threads) are not kept, and a damaged
+ * run.args stops the resume with status 2 naming it. */
+START_TEST(train_tool_resumes_with_its_recipe) {
+    fresh_dir("recipe");
+    char out[16384], err[2048], args[1200], path[700];
+    const char *small = "--games-in-flight 4 --threads 1 --eval-threads 1 --window 200 --min-samples 20";
+    snprintf(args, sizeof args, "--fresh --out %s --sims 40 --lr 0.004 --eval-every 0 --gen-steps 5 %s --minutes 0.02", dir,
+             small);
+    int st = th_run_tool("test_train_run", "train", args, 60, out, sizeof out, err, sizeof err);
+    if (st < 0) return;
+    ck_assert_msg(st == 0, "%d %s", st, err);
+    snprintf(path, sizeof path, "%s/run.args", dir);
+    size_t len;
+    char why[256], *rec = tr_read_file(path, 1 << 16, &len, why, sizeof why);
+    ck_assert_msg(rec, "%s", why);
+    ck_assert_msg(!strcmp(rec, "--sims\n40\n--lr\n0.004\n--eval-every\n0\n--gen-steps\n5\n--window\n200\n"
+                               "--min-samples\n20\n"), "run.args: %s", rec);
+    free(rec);
+    snprintf(args, sizeof args, "--out %s --minutes 0.01 %s", dir, small);
+    st = th_run_tool("test_train_run", "train", args, 60, out, sizeof out, err, sizeof err);
+    ck_assert_msg(st == 0 && strstr(out, "resuming with its recipe") && strstr(out, "40 sims (fast 10") &&
+                  strstr(out, "(resumed)"), "%d %s %s", st, out, err);
+    snprintf(args, sizeof args, "--out %s --minutes 0.01 --sims 60 %s", dir, small);
+    st = th_run_tool("test_train_run", "train", args, 60, out, sizeof out, err, sizeof err);
+    ck_assert_msg(st == 0 && strstr(out, "60 sims (fast 15"), "%d %s %s", st, out, err);
+    FILE *f = fopen(path, "a");
+    ck_assert(f);
+    fputs("--no-such-option\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "--out %s --minutes 0.01 %s", dir, small);
+    st = th_run_tool("test_train_run", "train", args, 60, out, sizeof out, err, sizeof err);
+    ck_assert_msg(st == 2 && strstr(err, "--no-such-option") && strstr(err, "run.args"), "%d %s", st, err);
+}
+END_TEST
+
 /* Options that conflict with the run stop before anything is written; a damaged best.ckpt is
  * found at the start; logs written after the checkpoint (a kill) are trimmed on resume. */
 START_TEST(run_checks_options_and_trims_logs) {
@@ -578,6 +616,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
     tcase_add_test(tc, train_tool_selfplay_precision);
+    tcase_add_test(tc, train_tool_resumes_with_its_recipe);
     tcase_add_test(tc, run_drives_a_remote);
     tcase_add_test(tc, training_beats_untrained);
     suite_add_tcase(s, tc);

@@ -6,6 +6,7 @@
 #include "nn/infer.h"
 #include "nn/omp_env.h"
 #include "train/run.h"
+#include "train/recipe.h"
 #include "cuda/backend.h"
 #include "mcts/ab.h"
 #include <signal.h>
@@ -182,46 +183,90 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     return 0;
 }
 
-int main(int argc, char **argv) {
-    nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
-    tr_run_config c;
-    tr_run_config_default(&c);
-    int sims = 0, mpi = 0, mpi_status = 0;
+/* The defaults: the embedded CPU configuration, larger with a usable GPU (*gpu_eval_threads: the
+ * evaluator threads a GPU wants, chosen after the options). */
+static void defaults(tr_run_config *c, int *gpu_eval_threads) {
+    tr_run_config_default(c);
     /* With a usable GPU the self-play network runs there (src/cuda): a larger default. */
     char backend[160];
     bool gpu = zz_cuda_select(backend, sizeof backend);
-    int gpu_eval_threads = 1;
+    *gpu_eval_threads = 0;
     if (gpu) {
-        c.blocks = 6;
-        c.channels = 64;
-        c.sp.sims_full = 128;
-        c.sp.sims_fast = 32;
+        c->blocks = 6;
+        c->channels = 64;
+        c->sp.sims_full = 128;
+        c->sp.sims_fast = 32;
         /* Measured on an H200 with 16 cores (src/cuda/NOTES.md, tools/bench_train --gpu): one
          * evaluator thread fed batches of 256 from 512 games at 79k evaluations/s; 4096 games,
          * 12 search threads and 4 evaluator threads (a GPU net each) at batches of 512: 246k. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         bool big = cores >= 8;
-        c.sp.games_in_flight = big ? 4096 : 512;
-        c.sp.max_batch = big ? 512 : 256;
-        gpu_eval_threads = big ? 4 : 1;
-        c.sp.threads = cores > gpu_eval_threads + 1 ? (int)cores - gpu_eval_threads : 1;
-        snprintf(c.out, sizeof c.out, "runs/gpu");
+        c->sp.games_in_flight = big ? 4096 : 512;
+        c->sp.max_batch = big ? 512 : 256;
+        *gpu_eval_threads = big ? 4 : 1;
+        c->sp.threads = cores > *gpu_eval_threads + 1 ? (int)cores - *gpu_eval_threads : 1;
+        snprintf(c->out, sizeof c->out, "runs/gpu");
     }
     /* int8 self-play where the CPU has it: a twin run at equal time trained a stronger network
      * than float (src/train/README.md, the ablation table); the GPU's network is float anyway. */
-    if (!gpu && nn_precision_available(NN_PREC_INT8)) c.sp.net_precision = NN_PREC_INT8;
-    c.sp.eval_threads = 0;          /* not given yet: chosen after the options */
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) { usage(stdout); return 0; }
-        int r = option(argc, argv, &i, &c, &sims, &mpi);
+    if (!gpu && nn_precision_available(NN_PREC_INT8)) c->sp.net_precision = NN_PREC_INT8;
+    c->sp.eval_threads = 0;         /* not given yet: chosen after the options */
+}
+
+/* Options list[1..n) into c.  0; -1 after --help (printed); 2 on bad usage (printed). */
+static int parse_list(int n, char **list, tr_run_config *c, int *sims, int *mpi) {
+    for (int i = 1; i < n; i++) {
+        if (cli_is_help(list[i])) { usage(stdout); return -1; }
+        int r = option(n, list, &i, c, sims, mpi);
         if (r < 0) return 2;
-        if (r == 0) return cli_unknown(TOOL, argv[i]);
+        if (r == 0) { cli_unknown(TOOL, list[i]); return 2; }
     }
+    return 0;
+}
+
+/* Resuming a run that saved its recipe (train/recipe.h): the options again, the recipe first, so
+ * that those given now override it.  0, or parse_list's -1 / 2 (message printed). */
+static int with_recipe(int argc, char **argv, tr_run_config *c, int *sims, int *mpi, int *gpu_eval_threads) {
+    char state[600], err[600];
+    snprintf(state, sizeof state, "%s/run.state", c->out);
+    if (c->fresh || access(state, F_OK) != 0) return 0;
+    char **saved;
+    int nsaved;
+    if (tr_recipe_load(c->out, &saved, &nsaved, err, sizeof err)) return fail(c->out, err) + 1;
+    if (!nsaved) return 0;
+    char **all = malloc(sizeof *all * (size_t)(nsaved + argc));
+    if (!all) { tr_recipe_free(saved, nsaved); return fail(c->out, "out of memory") + 1; }
+    char out[sizeof c->out];
+    snprintf(out, sizeof out, "%s", c->out);
+    all[0] = argv[0];
+    printf("zertz train: %s: resuming with its recipe (%s; options given now override it):", c->out, TR_RECIPE_FILE);
+    for (int i = 0; i < nsaved; i++) { all[1 + i] = saved[i]; printf(" %s", saved[i]); }
+    printf("\n");
+    for (int i = 1; i < argc; i++) all[nsaved + i] = argv[i];
+    *sims = *mpi = 0;
+    defaults(c, gpu_eval_threads);
+    int rc = parse_list(nsaved + argc, all, c, sims, mpi);
+    free(all);
+    tr_recipe_free(saved, nsaved);
+    if (rc == 2) fail(out, "the options of " TR_RECIPE_FILE " and the command line above do not parse: mend or delete it");
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
+    tr_run_config c;
+    int sims = 0, mpi = 0, mpi_status = 0, gpu_eval_threads;
+    defaults(&c, &gpu_eval_threads);
+    int rc = parse_list(argc, argv, &c, &sims, &mpi);
+    if (!rc) rc = with_recipe(argc, argv, &c, &sims, &mpi, &gpu_eval_threads);
+    if (rc) return rc < 0 ? 0 : rc;
+    if (tr_recipe_from_args(argc, argv, c.recipe, sizeof c.recipe))
+        return cli_bad(TOOL, "options", "too long to keep as the run's recipe (train/recipe.h)");
     /* On a CPU the network is most of self-play's work: a second evaluator thread puts a second
      * core on it (src/train/README.md).  On a GPU, evaluator threads encode batches and keep
      * several in flight (above); MPI ranks share their machine. */
     if (c.sp.eval_threads == 0)
-        c.sp.eval_threads = mpi ? 1 : gpu ? gpu_eval_threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+        c.sp.eval_threads = mpi ? 1 : gpu_eval_threads ? gpu_eval_threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     if (c.require_run && c.fresh)
         return cli_bad(TOOL, "--resume", "contradicts --fresh (--resume continues the run in --out, --fresh deletes it)");
     if (sims) {

@@ -18,6 +18,7 @@
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
 #include "nn/grow.h"
+#include "train/recipe.h"
 #include "nn/transfer.h"
 #include "train/atomic_file.h"
 #include "train/live_eval.h"
@@ -166,7 +167,8 @@ static void path_in(char *buf, size_t len, const char *dir, const char *name) {
 
 /* Remove what a run keeps in dir (and nothing else). */
 static void remove_run(const char *dir) {
-    static const char *files[] = { "run.state", "latest.ckpt", "best.ckpt", "train.csv", "elo.csv", "progress.png" };
+    static const char *files[] = { "run.state", "latest.ckpt", "best.ckpt", "train.csv", "elo.csv", "progress.png",
+                                   TR_RECIPE_FILE };
     char p[1100];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) { path_in(p, sizeof p, dir, files[i]); unlink(p); }
     DIR *d = opendir(dir);
@@ -388,6 +390,14 @@ static nn_model *load_init(const tr_run_config *c, char *err, size_t errlen) {
 
 /* A new run in c->out: random weights (or --init's) into x->m, saved as generation 0, best.ckpt
  * and latest.ckpt, with run.state.  0, or -1 with a message (x->m NULL). */
+/* A new run's recipe to OUT/run.args (train/recipe.h), when it has one.  0, or -1 with a message. */
+static int save_recipe(const tr_run_config *c, char *err, size_t errlen) {
+    if (!c->recipe[0]) return 0;
+    char p[1100];
+    path_in(p, sizeof p, c->out, TR_RECIPE_FILE);
+    return tr_write_file_atomic(p, c->recipe, strlen(c->recipe), err, errlen);
+}
+
 static int open_new(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
@@ -411,7 +421,7 @@ static int open_new(run_ctx *x, char *err, size_t errlen) {
     gen_path(g0, sizeof g0, c->out, 0);
     path_in(best, sizeof best, c->out, "best.ckpt");
     if (nn_checkpoint_save(g0, m, 0, false, why, sizeof why) || nn_checkpoint_save(best, m, 0, false, why, sizeof why) ||
-        save_state(x, m, why, sizeof why)) {
+        save_recipe(c, why, sizeof why) || save_state(x, m, why, sizeof why)) {
         nn_model_free(m);
         snprintf(err, errlen, "%s", why);
         return -1;

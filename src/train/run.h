@@ -57,6 +57,7 @@ typedef struct {
     tr_selfplay_config sp;
     double rollout_mix;        /* self-play leaf values blended with a random rollout (0: none) */
     char init[512];            /* a fresh run starts from these weights ("" = random weights) */
+    char recipe[2048];         /* a new run writes this to OUT/run.args (train/recipe.h; "" = none) */
     double lr;
     long lr_warmup;
     double lr_tail;            /* the last lr_tail of the session's budget (--minutes, else --steps) */
