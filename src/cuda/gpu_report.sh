@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# gpu_report.sh OUT — the first GPU session's checklist (src/cuda/NOTES.md) in one command
-# (`make gpu-report OUT=DIR`): build, both CUDA suites, compute-sanitizer memcheck and racecheck,
-# the kernel lab, make bench-gpu (with the PyTorch yardstick where torch exists), bench_train
-# --gpu, and a short make train on the GPU that resumes once.  test_cuda's two-thread case (the
-# self-play network and the trainer on the GPU at once: CK_RUN_CASE=threads) runs apart: five
-# seeds in step 02, and under memcheck and racecheck in step 03, beside the rest of test_cuda
-# (CK_RUN_CASE=cuda), so that no case runs twice under the sanitizers; the injected-failure case
-# runs under memcheck with API-error reports off (see sanitize below).
+# gpu_report.sh OUT — a GPU session's checklist (src/cuda/NOTES.md) in one command
+# (`make gpu-report OUT=DIR`): 01 build, 02 both CUDA suites, 03 compute-sanitizer memcheck and
+# racecheck, 04 the kernel lab, 05 make bench-gpu (with the PyTorch yardstick where torch exists),
+# 06 bench_train --gpu, 07 a short make train on the GPU that resumes once, 08 the kernel variants
+# side by side with the training step's profile, 09 the sanitizers on the tiled kernels alone
+# (sized to finish), 10 eager PyTorch alone.  test_cuda's two-thread case (the self-play network
+# and the trainer on the GPU at once: CK_RUN_CASE=threads) runs apart: five seeds in step 02, and
+# under memcheck and racecheck in step 03, beside the rest of test_cuda (CK_RUN_CASE=cuda), so
+# that no case runs twice under the sanitizers; the injected-failure case runs under memcheck with
+# API-error reports off (see sanitize below).
 #
-# ONLY="01 03" runs just those steps (a rerun after a fix).  Every step runs under its own time limit, and the whole report stays inside BUDGET_S (default
-# 540 s: the device tool allows 600 s a command); a step that fails is recorded and the next one
-# runs; a step that would start with too little time left is recorded as not run.  OUT gets
-# summary.txt and one log per step: at most 8 files, each cut to its last 4 MiB, so that all of it
-# comes back through the device tool.  Without a GPU, only the build runs and the summary says
-# loudly which steps did not run.  Carried packages (make deps-fetch) are used when present:
-# the build never calls apt (NO_APT=1).
+# ONLY="01 03" runs just those steps (a rerun after a fix; pick at most 7 with OUT's 8-file limit
+# in mind); TRAIN_MINUTES, TRAIN_ARGS and KEEP_RUN shape step 07 (below); BENCH_TRAIN_ARGS is
+# added to step 06's first bench_train.  Every step runs under its own time limit, and the whole
+# report stays inside BUDGET_S (default 540 s: the device tool allows 600 s a command); a step
+# that fails is recorded and the next one runs; a step that would start with too little time left
+# is recorded as not run.  OUT gets summary.txt and one log per step, each cut to its last 4 MiB,
+# so that all of it comes back through the device tool.  Without a GPU, only the build runs and
+# the summary says loudly which steps did not run.  Carried packages (make deps-fetch) are used
+# when present: the build never calls apt (NO_APT=1).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-build/gpu-report}
