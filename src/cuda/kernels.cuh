@@ -55,6 +55,18 @@ static __device__ __forceinline__ int zzk_src(const int *nb, int r, int P, int t
     return q < 0 ? -1 : s * P + q;
 }
 
+// One shared tile pair's products into a thread's 4×4 accumulators, steps s = 0 .. STEPS-1 in
+// order: acc[i][j] = fmaf(A[s][ty + 16 i], B[s][tx + 16 j], acc[i][j]) (zzk_conv, zzk_dw_tiled).
+// A macro, not a function: so each kernel compiles to the very code it was checked with on a GPU.
+#define ZZK_TILE_4X4(acc, A, B, STEPS, tx, ty)                                                        \
+    _Pragma("unroll") for (int s_ = 0; s_ < (STEPS); s_++) {                                        \
+        float a_[4], b_[4];                                                                         \
+        _Pragma("unroll") for (int i_ = 0; i_ < 4; i_++) a_[i_] = (A)[s_][(ty) + 16 * i_];          \
+        _Pragma("unroll") for (int j_ = 0; j_ < 4; j_++) b_[j_] = (B)[s_][(tx) + 16 * j_];          \
+        _Pragma("unroll") for (int i_ = 0; i_ < 4; i_++)                                            \
+            _Pragma("unroll") for (int j_ = 0; j_ < 4; j_++) (acc)[i_][j_] = fmaf(a_[i_], b_[j_], (acc)[i_][j_]); \
+    }
+
 // x[rows_in][ci] (rows_in = N·P), w[taps·ci][co], b[co] or NULL, res[rows][co] or NULL, y[rows][co];
 // nb[P][taps] on the device (taps 7) or NULL (taps 1).
 static __global__ void __launch_bounds__(ZZK_NTHREADS)
@@ -90,18 +102,7 @@ zzk_conv(const float *__restrict__ x, const float *__restrict__ w, const float *
             Bs[kk][nn] = (k < K && col < co) ? w[(size_t)k * co + col] : 0.f;
         }
         __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < ZZK_BK; kk++) {
-            float a[4], bv[4];
-#pragma unroll
-            for (int i = 0; i < 4; i++) a[i] = As[kk][ty + 16 * i];
-#pragma unroll
-            for (int j = 0; j < 4; j++) bv[j] = Bs[kk][tx + 16 * j];
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], bv[j], acc[i][j]);
-        }
+        ZZK_TILE_4X4(acc, As, Bs, ZZK_BK, tx, ty);
         __syncthreads();
     }
 #pragma unroll
@@ -258,18 +259,7 @@ zzk_dw_tiled(const float *__restrict__ x, const float *__restrict__ dy, const in
             Bs[rr][oo] = (r < r1 && o < co) ? dy[(size_t)r * co + o] : 0.f;
         }
         __syncthreads();
-#pragma unroll
-        for (int rr = 0; rr < ZZD_BR; rr++) {
-            float a[4], bv[4];
-#pragma unroll
-            for (int i = 0; i < 4; i++) a[i] = As[rr][ty + 16 * i];
-#pragma unroll
-            for (int j = 0; j < 4; j++) bv[j] = Bs[rr][tx + 16 * j];
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], bv[j], acc[i][j]);
-        }
+        ZZK_TILE_4X4(acc, As, Bs, ZZD_BR, tx, ty);
         __syncthreads();
     }
 #pragma unroll
