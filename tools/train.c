@@ -224,9 +224,10 @@ static int parse_list(int n, char **list, tr_run_config *c, int *sims, int *mpi)
     return 0;
 }
 
-/* Resuming a run that saved its recipe (train/recipe.h): the options again, the recipe first, so
- * that those given now override it.  0, or parse_list's -1 / 2 (message printed). */
-static int with_recipe(int argc, char **argv, tr_run_config *c, int *sims, int *mpi, int *gpu_eval_threads) {
+/* Resuming a run that saved its recipe (train/recipe.h): c again from the defaults (base), the
+ * recipe first, then the command line, so that options given now override it.  0, or
+ * parse_list's -1 / 2 (message printed). */
+static int with_recipe(int argc, char **argv, const tr_run_config *base, tr_run_config *c, int *sims, int *mpi) {
     char state[600], err[600];
     snprintf(state, sizeof state, "%s/run.state", c->out);
     if (c->fresh || access(state, F_OK) != 0) return 0;
@@ -244,7 +245,7 @@ static int with_recipe(int argc, char **argv, tr_run_config *c, int *sims, int *
     printf("\n");
     for (int i = 1; i < argc; i++) all[nsaved + i] = argv[i];
     *sims = *mpi = 0;
-    defaults(c, gpu_eval_threads);
+    *c = *base;
     int rc = parse_list(nsaved + argc, all, c, sims, mpi);
     free(all);
     tr_recipe_free(saved, nsaved);
@@ -254,11 +255,12 @@ static int with_recipe(int argc, char **argv, tr_run_config *c, int *sims, int *
 
 int main(int argc, char **argv) {
     nn_omp_single_thread(argv);   /* our threads fill the cores: OpenMP on one (omp_env.h) */
-    tr_run_config c;
+    tr_run_config base, c;
     int sims = 0, mpi = 0, mpi_status = 0, gpu_eval_threads;
-    defaults(&c, &gpu_eval_threads);
+    defaults(&base, &gpu_eval_threads);
+    c = base;
     int rc = parse_list(argc, argv, &c, &sims, &mpi);
-    if (!rc) rc = with_recipe(argc, argv, &c, &sims, &mpi, &gpu_eval_threads);
+    if (!rc) rc = with_recipe(argc, argv, &base, &c, &sims, &mpi);
     if (rc) return rc < 0 ? 0 : rc;
     if (tr_recipe_from_args(argc, argv, c.recipe, sizeof c.recipe))
         return cli_bad(TOOL, "options", "too long to keep as the run's recipe (train/recipe.h)");

@@ -238,18 +238,24 @@ int zzt_tanh_backward(zzt_ctx *c, float *dx, const float *dy, const float *y, si
 
 /* ---- losses and the optimiser -------------------------------------------------------------------- */
 
+/* The n doubles at dev (backend memory) summed in order on the host (0 while measuring). */
+static int host_sum(zzt_ctx *c, const double *dev, int64_t n, double *sum)
+{
+    double *h = host_doubles(c, (size_t)n);
+    if (!h) return -1;
+    *sum = 0;
+    if (c->measure) return 0;
+    if (c->be->download(h, dev, (size_t)n * sizeof(double), c->err, sizeof c->err)) return -1;
+    for (int64_t i = 0; i < n; i++) *sum += h[i];
+    return 0;
+}
+
 /* Run a kernel that leaves one double per thread in c->loss, and sum them in order on the host. */
 static int sum_doubles(zzt_ctx *c, zzt_kernel k, zzt_args *a, int64_t threads, double *sum)
 {
     a->loss = a->dpart = grow(c, &c->loss, (size_t)threads * sizeof(double));
-    double *h = host_doubles(c, (size_t)threads);
-    if (!a->loss || !h || run(c, k, threads, a)) return -1;
-    if (c->measure) { *sum = 0; return 0; }
-    if (c->be->download(h, a->loss, (size_t)threads * sizeof(double), c->err, sizeof c->err)) return -1;
-    double s = 0;
-    for (int64_t i = 0; i < threads; i++) s += h[i];
-    *sum = s;
-    return 0;
+    if (!a->loss || run(c, k, threads, a)) return -1;
+    return host_sum(c, a->loss, threads, sum);
 }
 
 int zzt_policy_loss(zzt_ctx *c, double *loss, float *dlogits, const float *logits, const int *start,
@@ -262,14 +268,11 @@ int zzt_policy_loss(zzt_ctx *c, double *loss, float *dlogits, const float *logit
                    .heads = heads, .weight = weight };
     a.dpart = grow(c, &c->dpart, (size_t)lanes * 4 * sizeof(double));      /* [n][lanes] maxima, [n][lanes][3] sums */
     a.loss = grow(c, &c->loss, (size_t)n * sizeof(double));
-    double *h = host_doubles(c, (size_t)n);
-    if (!a.dpart || !a.loss || !h || run(c, ZZT_POLICY_MAX, lanes, &a) || run(c, ZZT_POLICY_SUMS, lanes, &a) ||
-        run(c, ZZT_POLICY_GRAD, lanes, &a) || (dlogits && run(c, ZZT_POLICY_SCATTER, n, &a)))
+    double sum;
+    if (!a.dpart || !a.loss || run(c, ZZT_POLICY_MAX, lanes, &a) || run(c, ZZT_POLICY_SUMS, lanes, &a) ||
+        run(c, ZZT_POLICY_GRAD, lanes, &a) || (dlogits && run(c, ZZT_POLICY_SCATTER, n, &a)) ||
+        host_sum(c, a.loss, n, &sum))
         return -1;
-    if (c->measure) { *loss = 0; return 0; }
-    if (c->be->download(h, a.loss, (size_t)n * sizeof(double), c->err, sizeof c->err)) return -1;
-    double sum = 0;
-    for (int i = 0; i < n; i++) sum += h[i];
     *loss = sum / n;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Options that are not the recipe, and whether each takes a value. */
 static const struct { const char *name; bool value; } not_recipe[] = {
@@ -50,15 +51,14 @@ int tr_recipe_load(const char *dir, char ***args, int *nargs, char *err, size_t 
     snprintf(path, sizeof path, "%s/%s", dir, TR_RECIPE_FILE);
     *args = NULL;
     *nargs = 0;
-    FILE *probe = fopen(path, "r");
-    if (!probe) return 0;                       /* a run from before run.args, or none */
-    fclose(probe);
+    if (access(path, F_OK) != 0) return 0;      /* a run from before run.args, or none */
     size_t len;
     char *text = tr_read_file(path, 1 << 16, &len, why, sizeof why);
     if (!text) { snprintf(err, errlen, "%s", why); return -1; }
     char **list = calloc(len / 2 + 1, sizeof *list);
     int k = 0;
-    for (char *line = strtok(text, "\n"); list && line; line = strtok(NULL, "\n"))
+    char *rest = text;
+    for (char *line = strtok_r(text, "\n", &rest); list && line; line = strtok_r(NULL, "\n", &rest))
         if (!(list[k++] = strdup(line))) { tr_recipe_free(list, k); list = NULL; }
     free(text);
     if (!list) { snprintf(err, errlen, "%s: out of memory", path); return -1; }

@@ -388,8 +388,6 @@ static nn_model *load_init(const tr_run_config *c, char *err, size_t errlen) {
     return m;
 }
 
-/* A new run in c->out: random weights (or --init's) into x->m, saved as generation 0, best.ckpt
- * and latest.ckpt, with run.state.  0, or -1 with a message (x->m NULL). */
 /* A new run's recipe to OUT/run.args (train/recipe.h), when it has one.  0, or -1 with a message. */
 static int save_recipe(const tr_run_config *c, char *err, size_t errlen) {
     if (!c->recipe[0]) return 0;
@@ -398,6 +396,8 @@ static int save_recipe(const tr_run_config *c, char *err, size_t errlen) {
     return tr_write_file_atomic(p, c->recipe, strlen(c->recipe), err, errlen);
 }
 
+/* A new run in c->out: random weights (or --init's) into x->m, saved as generation 0, best.ckpt
+ * and latest.ckpt, with run.state and run.args.  0, or -1 with a message (x->m NULL). */
 static int open_new(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
