@@ -1184,13 +1184,17 @@ int main(void)
     tcase_add_test(tc, bn_ops_match_cpu);
     tcase_add_test(tc, elementwise_ops_match_cpu);
     tcase_add_test(tc, no_backend_contracts_multiply_add);
-    tcase_add_test(tc, loss_and_sgd_ops_match_cpu);
     tcase_add_test(tc, train_steps_match_cpu);
     tcase_add_test(tc, forward_matches_cpu_and_batch_independent);
     tcase_add_test(tc, checkpoint_round_trip_across_backends);
     tcase_add_test(tc, trainer_on_backend_matches_cpu_trainer);
     tcase_add_test(tc, train_net_allocates_once_per_batch_size);
     suite_add_tcase(suite, tc);
+    /* the losses and SGD alone, so that a sanitizer can take them by name (CK_RUN_CASE=losses) */
+    TCase *losses = tcase_create("losses");
+    tcase_set_timeout(losses, 600);
+    tcase_add_test(losses, loss_and_sgd_ops_match_cpu);
+    suite_add_tcase(suite, losses);
     /* the CUDA runtime may be initialised above; CUDA does not survive fork() */
     int failed = th_run_nofork(suite);
     records_clear();

@@ -4,10 +4,11 @@
 # racecheck, 04 the kernel lab, 05 make bench-gpu (with the PyTorch yardstick where torch exists),
 # 06 bench_train --gpu, 07 a short make train on the GPU that resumes once, 08 the kernel variants
 # side by side with the training step's profile, 09 the sanitizers on the tiled kernels alone
-# (sized to finish), 10 eager PyTorch alone.  test_cuda's two-thread case (the self-play network
-# and the trainer on the GPU at once: CK_RUN_CASE=threads) runs apart: five seeds in step 02, and
-# under memcheck and racecheck in step 03, beside the rest of test_cuda (CK_RUN_CASE=cuda), so
-# that no case runs twice under the sanitizers; the injected-failure case runs under memcheck with
+# (sized to finish), 10 eager PyTorch alone, 11 the sanitizers on the policy-loss kernels.
+# test_cuda's two-thread case (the self-play network and the trainer on the GPU at once:
+# CK_RUN_CASE=threads) runs apart: five seeds in step 02, and under memcheck and racecheck in
+# step 03, beside the rest of test_cuda (CK_RUN_CASE=cuda), so that no case runs twice under the
+# sanitizers; the injected-failure case runs under memcheck with
 # API-error reports off (see sanitize below).
 #
 # ONLY="01 03" runs just those steps (a rerun after a fix; pick at most 7 with OUT's 8-file limit
@@ -81,7 +82,7 @@ sanitize() {
 export -f sanitize
 
 step 01 build 240 "make -j$jobs NO_APT=1 all build/tests/test_cuda build/tests/test_cuda_train"
-gpu_steps="02 suites, 03 sanitizer, 04 lab, 05 bench-gpu, 06 bench-train, 07 train, 08 variants, 09 sanitize-new, 10 torch-eager"
+gpu_steps="02 suites, 03 sanitizer, 04 lab, 05 bench-gpu, 06 bench-train, 07 train, 08 variants, 09 sanitize-new, 10 torch-eager, 11 sanitize-loss"
 if [ -z "$gpu" ]; then
     say "NOT RUN  $gpu_steps: no GPU"
     say "gpu-report: done in $(( $(date +%s) - t0 ))s; NO GPU: nothing was checked on a GPU"
@@ -111,4 +112,9 @@ step 09 sanitize-new 150 "env CK_FORK=no CK_RUN_CASE=cuda compute-sanitizer --to
 # 10: eager PyTorch alone (no compilation: seconds, not minutes) on the same network, for a rerun
 # whose compiled figures step 05 of an earlier run already gave.
 step 10 torch-eager 90 "tools/nn_dump --board 37 --perturb --save-ckpt build/yardstick.ckpt --n 256 --seed 1 --out build/yardstick.dump && python3 tools/torch_yardstick.py --check build/yardstick.dump --ckpt build/yardstick.ckpt && python3 tools/torch_yardstick.py --ckpt build/yardstick.ckpt --modes eager-fp32,train-eager"
+# 11: compute-sanitizer on the lane-parallel policy-loss kernels (they came after the last
+# sanitizer run): memcheck and racecheck on test_cuda_train's losses case (the loss kernels and
+# SGD on the cuda backends against the emulation); memcheck on the whole suite took under 150 s
+# on an H100, racecheck on it more (2026-11-26).
+step 11 sanitize-loss 150 "for k in memcheck racecheck; do echo \"== \$(date +%T) \$k\"; env CK_FORK=no CK_RUN_CASE=losses compute-sanitizer --tool \$k --error-exitcode 3 build/tests/test_cuda_train || exit 3; done"
 say "gpu-report: done in $(( $(date +%s) - t0 ))s"
