@@ -28,6 +28,7 @@
 #include "nn/train.h"
 #include "nn/ops.h"
 #include "nn/encode.h"
+#include "nn/policy.h"
 #include "cuda/backend.h"
 #include "cuda/infer_cuda.h"
 #include "cuda/train_net.h"
@@ -414,6 +415,36 @@ static int gpu_train_table(nn_model *m, const nn_sample *s, int ns, double secon
     return 0;
 }
 
+/* The priors from the logits (nn_policy_priors: each move's score, the softmax over the legal
+ * moves), which a search runs on the CPU for every evaluated position, the GPU's too: ns a move
+ * over the npos positions' legal moves (generated beforehand), with random logits. */
+typedef struct { const nn_geom *g; const zz_pos *pos; int npos; const float *logits; float *priors; const zz_move *mv; const int *nmv; } priors_ctx;
+
+static void run_priors(void *p) {
+    priors_ctx *c = p;
+    int L = c->g->ncells * NN_HEADS;
+    for (int i = 0; i < c->npos; i++)
+        nn_policy_priors(c->g, c->logits + (size_t)i * L, &c->pos[i], c->mv + (size_t)i * ZZ_MAX_MOVES, c->nmv[i], c->priors);
+}
+
+static void priors_row(const nn_geom *g, const zz_pos *pos, int npos, uint64_t *rng, double seconds) {
+    int L = g->ncells * NN_HEADS;
+    float *logits = malloc(sizeof(float) * (size_t)npos * (size_t)L), *priors = malloc(sizeof(float) * ZZ_MAX_MOVES);
+    zz_move *mv = malloc(sizeof(zz_move) * ZZ_MAX_MOVES * (size_t)npos);
+    int *nmv = malloc(sizeof(int) * (size_t)npos);
+    if (!logits || !priors || !mv || !nmv) fprintf(stderr, "zertz: bench_nn: out of memory for the priors row\n");
+    else {
+        long moves = 0;
+        for (int i = 0; i < npos; i++) moves += nmv[i] = zz_gen_moves(&pos[i], mv + (size_t)i * ZZ_MAX_MOVES);
+        for (long i = 0; i < (long)npos * L; i++) logits[i] = (float)zz_rand_below(rng, 1u << 24) / (float)(1 << 23) - 1.0f;
+        priors_ctx c = { g, pos, npos, logits, priors, mv, nmv };
+        double cpu, per = time_it(run_priors, &c, seconds, &cpu);
+        printf("priors (nn_policy_priors, one thread): %.1f ns a move, %.1f us a position (%ld legal moves over %d positions)\n",
+               per / (double)moves * 1e9, per / npos * 1e6, moves, npos);
+    }
+    free(logits); free(priors); free(mv); free(nmv);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_nn [--board 37|48|61] [--blocks B] [--channels C] [--seconds S] [--gpu]\n"
@@ -522,6 +553,7 @@ int main(int argc, char **argv)
 #endif
         if (table(&c, s, &b, &rng, isa, seconds)) return 1;
     }
+    priors_row(&m->geom, pos, maxN, &rng, seconds);
     nn_infer_free(c.inf);
     nn_batch_free(&b);
     nn_model_free(m);

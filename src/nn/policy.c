@@ -33,6 +33,7 @@ int nn_move_terms(const nn_geom *g, const zz_pos *p, zz_move m, int32_t term[2])
 void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves,
                       int n, float *priors)
 {
+    static _Thread_local double e[ZZ_MAX_MOVES];     /* exp(score - max), each taken once */
     double mx = -INFINITY, sum = 0;
     for (int i = 0; i < n; i++) {
         int32_t t[2];
@@ -41,6 +42,6 @@ void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, co
         priors[i] = (float)s;
         if (s > mx) mx = s;
     }
-    for (int i = 0; i < n; i++) sum += exp(priors[i] - mx);
-    for (int i = 0; i < n; i++) priors[i] = (float)(exp(priors[i] - mx) / sum);
+    for (int i = 0; i < n; i++) sum += e[i] = exp(priors[i] - mx);
+    for (int i = 0; i < n; i++) priors[i] = (float)(e[i] / sum);
 }

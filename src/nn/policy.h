@@ -14,7 +14,8 @@
  * Returns the number of terms (1 or 2; term[1] = -1 when 1), or -1 when m does not fit g's board. */
 int nn_move_terms(const nn_geom *g, const zz_pos *p, zz_move m, int32_t term[2]);
 
-/* Priors of the moves moves[0..n) of p: softmax of their scores from one sample's logits. */
+/* Priors of the moves moves[0..n) of p (n ≤ ZZ_MAX_MOVES, as zz_gen_moves gives): softmax of
+ * their scores from one sample's logits, each exp taken once (a thread-local scratch). */
 void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves,
                       int n, float *priors);
 
