@@ -1,6 +1,7 @@
 /* test_nn_policy.c — the factorised policy on hand-built cases (placement with and without
  * removal, jumps, chain continuation: scores, priors, cross-entropy and its gradient), the
- * encoder's planes, and training batches: augmentation maps positions, moves and visits exactly. */
+ * encoder's planes, and training batches: augmentation maps positions, moves and visits exactly;
+ * the priors equal, bit for bit, the softmax written with every exp taken twice. */
 #include "helpers.h"
 #include <check.h>
 #ifdef _OPENMP
@@ -362,6 +363,58 @@ START_TEST(batch_errors)
 }
 END_TEST
 
+/* The softmax as first written: every exp taken twice, once for the sum and once for the prior. */
+static void priors_two_pass(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves, int n,
+                            float *priors)
+{
+    double mx = -INFINITY, sum = 0;
+    for (int i = 0; i < n; i++) {
+        int32_t t[2];
+        double s = 0;
+        if (nn_move_terms(g, p, moves[i], t) > 0) s = logits[t[0]] + (t[1] >= 0 ? logits[t[1]] : 0);
+        priors[i] = (float)s;
+        if (s > mx) mx = s;
+    }
+    for (int i = 0; i < n; i++) sum += exp(priors[i] - mx);
+    for (int i = 0; i < n; i++) priors[i] = (float)(exp(priors[i] - mx) / sum);
+}
+
+/* nn_policy_priors takes each exp once and must give the same bits as the two-pass softmax, on
+ * random positions of every board, with logits of small and of large spread. */
+START_TEST(priors_equal_two_pass_softmax)
+{
+    uint64_t rng = th_seed();
+    static zz_move mv[ZZ_MAX_MOVES];
+    static float a[ZZ_MAX_MOVES], b[ZZ_MAX_MOVES];
+    zz_board_kind kinds[3] = { ZZ_B37, ZZ_B48, ZZ_B61 };
+    int checked = 0;
+    for (int k = 0; k < 3; k++) {
+        nn_geom g;
+        nn_geom_init(&g, kinds[k]);
+        int nl = g.ncells * NN_HEADS;
+        float *logits = malloc(sizeof(float) * (size_t)nl);
+        ck_assert_ptr_nonnull(logits);
+        for (int game = 0; game < 6; game++) {
+            zz_pos p;
+            zz_pos_init(&p, kinds[k]);
+            double spread = game % 2 ? 60 : 8;
+            while (!zz_over(&p)) {
+                int n = zz_gen_moves(&p, mv);
+                for (int i = 0; i < nl; i++) logits[i] = (float)(spread * (th_urand(&rng) - 0.5));
+                priors_two_pass(&g, logits, &p, mv, n, a);
+                nn_policy_priors(&g, logits, &p, mv, n, b);
+                ck_assert_msg(!memcmp(a, b, sizeof(float) * (size_t)n), "%d rings, game %d: priors differ from the two-pass softmax",
+                              g.ncells, game);
+                checked++;
+                zz_apply(&p, mv[zz_rand_below(&rng, (uint32_t)n)], NULL);
+            }
+        }
+        free(logits);
+    }
+    ck_assert_int_gt(checked, 100);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nn_policy");
@@ -372,6 +425,7 @@ int main(void)
     tcase_add_test(tc, encoder_planes);
     tcase_add_test(tc, augmentation_maps_moves_and_visits_exactly);
     tcase_add_test(tc, batch_errors);
+    tcase_add_test(tc, priors_equal_two_pass_softmax);
     suite_add_tcase(s, tc);
     return th_run(s);
 }
