@@ -363,22 +363,6 @@ START_TEST(batch_errors)
 }
 END_TEST
 
-/* The softmax as first written: scores rounded to float, every exp taken twice. */
-static void priors_two_pass(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves, int n,
-                            float *priors)
-{
-    double mx = -INFINITY, sum = 0;
-    for (int i = 0; i < n; i++) {
-        int32_t t[2];
-        double s = 0;
-        if (nn_move_terms(g, p, moves[i], t) > 0) s = logits[t[0]] + (t[1] >= 0 ? logits[t[1]] : 0);
-        priors[i] = (float)s;
-        if (s > mx) mx = s;
-    }
-    for (int i = 0; i < n; i++) sum += exp(priors[i] - mx);
-    for (int i = 0; i < n; i++) priors[i] = (float)(exp(priors[i] - mx) / sum);
-}
-
 /* The exact softmax, in long double, over scores summed without rounding. */
 static void priors_exact(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves, int n,
                          long double *out)
@@ -423,7 +407,7 @@ START_TEST(priors_match_exact_softmax)
                 for (int i = 0; i < nl; i++) logits[i] = (float)(spread * (th_urand(&rng) - 0.5));
                 if (spread > 1000 && checked % 7 == 0) logits[zz_rand_below(&rng, (uint32_t)nl)] = NAN;
                 nn_policy_priors(&g, logits, &p, mv, n, b);
-                priors_two_pass(&g, logits, &p, mv, n, a);
+                nn_policy_priors_shifted(&g, logits, &p, mv, n, a);
                 if (spread > 1000 && !memcmp(a, b, sizeof(float) * (size_t)n)) fallbacks++;  /* the first version */
                 else {
                     priors_exact(&g, logits, &p, mv, n, ref);

@@ -30,10 +30,8 @@ int nn_move_terms(const nn_geom *g, const zz_pos *p, zz_move m, int32_t term[2])
     }
 }
 
-/* The softmax as a max-shifted two-pass sum over the scores rounded to float: the fallback of
- * nn_policy_priors for logits whose spread the factorised form cannot hold in a double. */
-static void priors_shifted(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves, int n,
-                           float *priors)
+void nn_policy_priors_shifted(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves,
+                              int n, float *priors)
 {
     double mx = -INFINITY, sum = 0;
     for (int i = 0; i < n; i++) {
@@ -49,8 +47,8 @@ static void priors_shifted(const nn_geom *g, const float *logits, const zz_pos *
 
 /* exp(a + b - 2M) = E[a]·E[b] with E[k] = exp(logit k - M), M the largest logit: one exp a logit
  * (at most 61·NN_HEADS) instead of one a legal move (thousands on 61 rings), every weight on the
- * one scale exp(score - 2M).  Falls back to priors_shifted when a logit is not finite or the
- * weights come near a double's underflow (the best legal score ~600 under 2M). */
+ * one scale exp(score - 2M).  Falls back to nn_policy_priors_shifted when a logit is not finite
+ * or the weights come near a double's underflow (the best legal score ~600 under 2M). */
 void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves,
                       int n, float *priors)
 {
@@ -58,7 +56,7 @@ void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, co
     int nl = g->ncells * NN_HEADS;
     float M = -INFINITY;
     for (int k = 0; k < nl; k++) M = logits[k] > M ? logits[k] : M;
-    if (!isfinite(M)) { priors_shifted(g, logits, p, moves, n, priors); return; }
+    if (!isfinite(M)) { nn_policy_priors_shifted(g, logits, p, moves, n, priors); return; }
     for (int k = 0; k < nl; k++) E[k] = exp((double)logits[k] - M);
     double one_term = exp(-(double)M), no_term = one_term * one_term, sum = 0, wmax = 0;
     for (int i = 0; i < n; i++) {
@@ -71,7 +69,7 @@ void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, co
     }
     /* every weight within 2^-150 of the largest (the float priors that are not 0) must be a normal
      * double, so the largest must be at least 2^-872 */
-    if (!(wmax >= 0x1p-872) || !isfinite(sum)) { priors_shifted(g, logits, p, moves, n, priors); return; }
+    if (!(wmax >= 0x1p-872) || !isfinite(sum)) { nn_policy_priors_shifted(g, logits, p, moves, n, priors); return; }
     double inv = 1.0 / sum;
     for (int i = 0; i < n; i++) priors[i] = (float)(w[i] * inv);
 }

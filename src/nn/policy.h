@@ -15,9 +15,15 @@
 int nn_move_terms(const nn_geom *g, const zz_pos *p, zz_move m, int32_t term[2]);
 
 /* Priors of the moves moves[0..n) of p (n ≤ ZZ_MAX_MOVES, as zz_gen_moves gives): softmax of
- * their scores from one sample's logits, each exp taken once (a thread-local scratch). */
+ * their scores from one sample's logits.  One exp a logit, the weights as products (policy.c),
+ * within 2 float roundings of the exact softmax; thread-local scratch. */
 void nn_policy_priors(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves,
                       int n, float *priors);
+/* The same as a max-shifted two-pass softmax over the scores rounded to float (two exps a move):
+ * the first version, and nn_policy_priors's fallback where its weights could underflow a double
+ * or a logit is not finite. */
+void nn_policy_priors_shifted(const nn_geom *g, const float *logits, const zz_pos *p, const zz_move *moves,
+                              int n, float *priors);
 
 /* Training targets of a batch, in the layout nn_batch builds. */
 typedef struct {
