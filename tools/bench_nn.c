@@ -11,7 +11,9 @@
  * (one before it is timed, and each timed one): a failure prints "zertz: bench_nn: GPU ...: why"
  * and exits 1 instead of timing calls that did nothing.
  *
- * Runs the table on 1 thread, then on all OpenMP threads.  Peak: measured, as the FLOPs per
+ * Runs the table on 1 thread, then on all OpenMP threads, then times the priors from the policy
+ * logits (nn_policy_priors, one thread; every search runs them on the CPU, the GPU's too) in ns a
+ * legal move over the table's positions.  Peak: measured, as the FLOPs per
  * CPU-second of a loop of independent FMAs at the kernels' vector width on one thread (the most a
  * core does), printed beside the nominal clock (/proc/cpuinfo) × 2 FMA ports × lanes × 2.  Each row
  * gives wall-clock samples/s and GFLOP/s, and the FLOPs per CPU-second of the process against the
