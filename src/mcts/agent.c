@@ -44,8 +44,6 @@ struct mcts_agent {
     double guard, guard_margin;    /* puct: the alpha-beta guard's share of a move's time (0: none)
                                       and the points by which it must prefer its move (guard_move) */
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
-    int guard_alts;                /* a refuted PUCT move: its next guard_alts moves by visits are
-                                      checked before alpha-beta's own is played (guard_move) */
     bool guard_given;              /* the spec set guard=; else "default" weights take the board's
                                       (mcts_default_guard) at newgame */
     int reuse;                     /* keep the subtree of the move played */
@@ -106,7 +104,6 @@ static const agent_option OPTIONS[] = {
     { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 48 and 61 rings)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
-    { "guardalts", FOR_PUCT, 0, 16, true, "guard=: when PUCT's move is refuted, check its next N moves by visits, the first that passes plays (0: alpha-beta's move at once)" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
     { "prec", FOR_PUCT, -1, 2, true, "network convolutions: 0 float, 1 bf16, 2 int8, -1 as ZZ_NN_PRECISION says" },
@@ -156,7 +153,6 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "guard")) a->guard = v, a->guard_given = true;
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
-    else if (!strcmp(k, "guardalts")) a->guard_alts = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
     else if (!strcmp(k, "prec")) a->prec = (int)v;
@@ -197,7 +193,6 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "guard")) return a->guard;
     if (!strcmp(k, "guardmargin")) return a->guard_margin;
     if (!strcmp(k, "guarddepth")) return a->guard_depth;
-    if (!strcmp(k, "guardalts")) return a->guard_alts;
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
     if (!strcmp(k, "prec")) return a->prec;
@@ -667,8 +662,7 @@ static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, 
 /* The alpha-beta guard (option guard=): alpha-beta searches first, for its share of the move's
  * time, then PUCT for the rest, less GUARD_CHECK_SHARE of the guard's share kept for the check:
  * PUCT's move m, searched by alpha-beta to the depth its own search completed, must score within
- * guard_margin points of alpha-beta's best, else alpha-beta's move is played (with guardalts=N,
- * PUCT's next N moves by visits are checked first, and the first that passes plays).  A check that runs
+ * guard_margin points of alpha-beta's best, else alpha-beta's move is played.  A check that runs
  * out of time, or a guard that completed no depth, leaves m.  When alpha-beta finds every move
  * lost, m must not lose sooner than its best.  A move with a simulation budget
  * (no time) has the guard search to guarddepth= plies, and the check, without a clock. */
@@ -686,34 +680,13 @@ static double guard_search(mcts_agent *a, const zz_pos *p, double tms, double t0
     return puct_ms < 1 ? 1 : puct_ms;
 }
 
-/* Whether alpha-beta passes PUCT's move m: scored to the guard's depth, within guard_margin
- * points of its best (when every move loses: not losing sooner).  -1: the check ran out of time. */
-static int guard_passes(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_ab_result *gr, double check_ms) {
-    if (m == gr->move) return 1;
-    int sm;
-    if (mcts_ab_move_score(a->ab, p, m, gr->depth, check_ms, &sm) != 0) return -1;
-    bool lost = gr->score < -(MCTS_AB_WIN - MCTS_AB_MAX_PLY);      /* every move loses: lose later */
-    return lost ? sm >= gr->score : (double)gr->score - sm <= a->guard_margin;
-}
-
-/* The move the guard lets through: m when it passes (or its check runs out of time); else, with
- * guardalts=, the first of PUCT's next moves by visits that passes, else alpha-beta's move.  The
- * checks share check_ms. */
 static zz_move guard_move(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_ab_result *gr, double check_ms) {
     if (!gr->move || m == gr->move || gr->depth < 1) return m;
-    double t0 = mcts_now_s();
-    if (guard_passes(a, p, m, gr, check_ms) != 0) return m;
+    int sm;
+    if (mcts_ab_move_score(a->ab, p, m, gr->depth, check_ms, &sm) != 0) return m;
+    bool lost = gr->score < -(MCTS_AB_WIN - MCTS_AB_MAX_PLY);      /* every move loses: lose later */
+    if (lost ? sm >= gr->score : (double)gr->score - sm <= a->guard_margin) return m;
     a->stats.overrides++;
-    enum { MAX_ALTS = 16 };
-    zz_move alt[MAX_ALTS + 1];
-    int visits[MAX_ALTS + 1];
-    int n = a->guard_alts > 0 ? mcts_tree_root_children(mcts_puct_tree(a->puct), alt, visits, NULL, a->guard_alts + 1) : 0;
-    for (int i = 0; i < n && visits[i] > 0; i++) {
-        if (alt[i] == m) continue;
-        double left_ms = check_ms - 1000 * (mcts_now_s() - t0);
-        if (check_ms > 0 && left_ms < 1) break;
-        if (guard_passes(a, p, alt[i], gr, check_ms > 0 ? left_ms : 0) == 1) return alt[i];
-    }
     return gr->move;
 }
 
