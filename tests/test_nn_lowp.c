@@ -16,12 +16,13 @@
  *     per-layer bound above compounds through 9 layers and is loose;
  * int8:
  *   - quantisation of weights and inputs against hand-worked values (scales, rounding, clamping,
- *     negative and non-finite inputs refused), and the AVX-512 quantiser equal to the portable one;
+ *     negative and non-finite inputs refused), by each quantiser the CPU has (portable, AVX2,
+ *     AVX-512), and each vector quantiser equal to the portable one on random inputs;
  *   - the portable twin against the float convolution within int8.h's bound, computed per output
  *     from the actual scales: sum over terms of |x|·sw/2 + |w|·sx/2 + sx·sw/4 (the rounding of each
  *     operand, to half a step), plus 2^-20 of sum |x·w| for float rounding;
- *   - the AVX512_VNNI kernel equal to the twin bit for bit (integer sums are exact, the epilogue
- *     rounds in the same order) — only on a CPU that has it, skipped loudly elsewhere;
+ *   - each int8 kernel the CPU has (AVX512_VNNI, AVX2) equal to the twin bit for bit (integer sums
+ *     are exact, the epilogue rounds in the same order) — a kernel the CPU lacks is skipped loudly;
  *   - the shipped network in int8 against float (empirical bounds, about twice the worst of 30 seeds:
  *     value max 0.067, mean 0.0053, priors' total variation 0.060): values within 0.12, mean within
  *     0.015, priors' total variation within 0.15 per position (a wrong scale or layout is off by
@@ -151,7 +152,8 @@ static double worst_ratio(const conv_case *c, const float *a, const float *b, do
 }
 
 /* The shapes the convolution checks run on: rings, Ci, Co, samples. */
-static const int SHAPES[][4] = { { 37, 16, 32, 1 }, { 37, 32, 32, 5 }, { 48, 32, 48, 2 }, { 61, 64, 16, 3 }, { 37, 32, 32, 64 } };
+static const int SHAPES[][4] = { { 37, 16, 32, 1 }, { 37, 32, 32, 5 }, { 48, 32, 48, 2 }, { 61, 64, 16, 3 }, { 37, 32, 32, 64 },
+                                 { 48, 20, 16, 2 } };                   /* Ci 20: not a multiple of 16 */
 
 /* A check of one convolution case (its outputs computed into c->yref / c->ykern as it needs). */
 typedef void (*case_check)(conv_case *c, const nn_geom *g, int rings, int N);
@@ -279,7 +281,7 @@ END_TEST
 START_TEST(shipped_network_in_int8)
 {
     if (!nn_int8_available()) {
-        th_skip("test_nn_lowp", "the network in int8 not compared with float: this CPU lacks AVX512_VNNI");
+        th_skip("test_nn_lowp", "the network in int8 not compared with float: this CPU lacks " NN_INT8_NEEDS);
         return;
     }
     shipped_network_in(NN_PREC_INT8, 0.12, 0.015, 0.15);
@@ -291,7 +293,7 @@ END_TEST
 START_TEST(int8_batch_independent)
 {
     if (!nn_int8_available()) {
-        th_skip("test_nn_lowp", "int8 batch independence not checked: this CPU lacks AVX512_VNNI");
+        th_skip("test_nn_lowp", "int8 batch independence not checked: this CPU lacks " NN_INT8_NEEDS);
         return;
     }
     char err[256];
@@ -330,7 +332,7 @@ START_TEST(precisions_refused_without_the_instructions)
     ck_assert_int_eq(nn_infer_set_precision(inf, NN_PREC_BF16, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "AVX512_BF16"), "message: %s", err);
     ck_assert_int_eq(nn_infer_set_precision(inf, NN_PREC_INT8, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "AVX512_VNNI"), "message: %s", err);
+    ck_assert_msg(strstr(err, NN_INT8_NEEDS), "message: %s", err);
     ck_assert_int_eq(nn_infer_precision(inf), NN_PREC_F32);
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
@@ -357,8 +359,8 @@ START_TEST(int8_quantisation)
     const float x[4] = { 0.0f, 1.0f, 0.5f, 2.0f };
     uint8_t xq[4];
     float sx;
-    for (int avx = 0; avx < 2; avx++) {
-        nn_int8_disable(!avx);
+    for (nn_int8_kernel k = NN_INT8_NONE; k <= nn_int8_cpu_kernel(); k++) {
+        nn_int8_cap(k);
         ck_assert(nn_int8_quantize_rows(xq, &sx, x, 1, 1, 4));
         ck_assert(sx == 2.0f / 255.0f);
         ck_assert(xq[0] == 0 && xq[1] == 128 && xq[2] == 64 && xq[3] == 255);
@@ -370,20 +372,26 @@ START_TEST(int8_quantisation)
         ck_assert(nn_int8_quantize_rows(xq, &sx, zero4, 1, 1, 4) && sx == 1.0f && !xq[0] && !xq[3]);
     }
     nn_int8_disable(false);
-    if (!nn_int8_available()) {
-        th_skip("test_nn_lowp", "the AVX-512 int8 quantiser not compared with the portable one: this CPU lacks AVX512_VNNI");
-        return;
-    }
     uint64_t rng = seed0 ^ 0x9a;
-    enum { N = 3, P = 37, CI = 20 };                      /* 740 inputs a sample: a masked tail */
+    enum { N = 3, P = 37, CI = 20 };                      /* 740 inputs a sample: vector tails */
     float *xs = malloc(N * P * CI * sizeof(float)), sa[N], sb[N];
     uint8_t *qa = malloc(N * P * CI), *qb = malloc(N * P * CI);
     for (int i = 0; i < N * P * CI; i++) xs[i] = th_urand(&rng) < 0.3 ? 0 : 5 * (float)th_urand(&rng);
-    ck_assert(nn_int8_quantize_rows(qa, sa, xs, N, P, CI));
     nn_int8_disable(true);
     ck_assert(nn_int8_quantize_rows(qb, sb, xs, N, P, CI));
+    for (nn_int8_kernel k = NN_INT8_AVX2; k <= NN_INT8_VNNI; k++) {
+        if (k > nn_int8_cpu_kernel()) {
+            th_skip("test_nn_lowp", "the %s int8 quantiser not compared with the portable one: this CPU lacks it",
+                    nn_int8_kernel_name(k));
+            continue;
+        }
+        nn_int8_cap(k);
+        memset(qa, 0xee, N * P * CI);
+        ck_assert(nn_int8_quantize_rows(qa, sa, xs, N, P, CI));
+        TH_CHECK(!memcmp(qa, qb, N * P * CI) && !memcmp(sa, sb, sizeof sa), "the %s quantiser differs from the portable one",
+                 nn_int8_kernel_name(k));
+    }
     nn_int8_disable(false);
-    ck_assert(!memcmp(qa, qb, N * P * CI) && !memcmp(sa, sb, sizeof sa));
     free(xs), free(qa), free(qb);
 }
 END_TEST
@@ -420,19 +428,25 @@ END_TEST
 
 START_TEST(int8_kernel_equals_twin)
 {
-    if (!nn_int8_available()) {
-        th_skip("test_nn_lowp", "the AVX512_VNNI kernel not run: this CPU lacks AVX512_VNNI (only its portable twin was checked)");
-        return;
+    for (nn_int8_kernel k = NN_INT8_AVX2; k <= NN_INT8_VNNI; k++) {
+        if (k > nn_int8_cpu_kernel()) {
+            th_skip("test_nn_lowp", "the %s int8 kernel not run: this CPU lacks it (only the other kernels and the "
+                    "portable twin were checked)", nn_int8_kernel_name(k));
+            continue;
+        }
+        nn_int8_cap(k);
+        ck_assert_int_eq(nn_int8_active_kernel(), k);
+        for_each_shape(int8_kernel_vs_twin, 0x5eed8);
+        ck_assert(!nn_int8_conv(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 37, 6, 32, true));  /* Ci % 4 declined */
     }
-    for_each_shape(int8_kernel_vs_twin, 0x5eed8);
-    ck_assert(!nn_int8_conv(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 37, 6, 32, true));  /* Ci % 4 declined */
+    nn_int8_disable(false);
 }
 END_TEST
 
 START_TEST(selfplay_net_in_int8)
 {
     if (!nn_int8_available()) {
-        th_skip("test_nn_lowp", "training's self-play net in int8 not checked: this CPU lacks AVX512_VNNI");
+        th_skip("test_nn_lowp", "training's self-play net in int8 not checked: this CPU lacks " NN_INT8_NEEDS);
         return;
     }
     setenv("ZZ_BACKEND", "cpu", 1);                  /* the CPU net, also where a GPU is usable */
@@ -460,7 +474,7 @@ START_TEST(selfplay_net_in_int8)
     remove(path);
     nn_int8_disable(true);                           /* a CPU without it: a clear refusal */
     ck_assert_ptr_null(tr_live_eval_new(m, NN_PREC_INT8, err, sizeof err));
-    ck_assert_msg(strstr(err, "AVX512_VNNI"), "message: %s", err);
+    ck_assert_msg(strstr(err, NN_INT8_NEEDS), "message: %s", err);
     nn_int8_disable(false);
     nn_model_free(m);
 }
@@ -471,7 +485,7 @@ int main(void)
     seed0 = th_seed();
     printf("test_nn_lowp: seed %llu; bf16 kernel %s, int8 kernel %s\n", (unsigned long long)seed0,
            nn_bf16_available() ? "available" : "NOT available on this CPU",
-           nn_int8_available() ? "available" : "NOT available on this CPU");
+           nn_int8_available() ? nn_int8_kernel_name(nn_int8_active_kernel()) : "NOT available on this CPU");
     Suite *s = suite_create("nn_lowp");
     TCase *tc = tcase_create("lowp");
     tcase_set_timeout(tc, 120);

@@ -298,7 +298,7 @@ START_TEST(init_from_weights) {
 END_TEST
 
 /* tools/train --selfplay-precision: a bad name is refused with status 2 before anything runs, and
- * so is int8 on a CPU without AVX512_VNNI (elsewhere the library's refusal is checked by
+ * so is int8 on a CPU without AVX2 or AVX512_VNNI (elsewhere the library's refusal is checked by
  * test_nn_lowp); --help lists it. */
 START_TEST(train_tool_selfplay_precision) {
     char out[8192], err[1024];
@@ -310,7 +310,7 @@ START_TEST(train_tool_selfplay_precision) {
     if (!nn_int8_available()) {
         st = th_run_tool("test_train_run", "train", "--selfplay-precision int8 --out /nonexistent/zz", 20, out,
                          sizeof out, err, sizeof err);
-        ck_assert_msg(st == 2 && strstr(err, "AVX512_VNNI"), "%d %s", st, err);
+        ck_assert_msg(st == 2 && strstr(err, NN_INT8_NEEDS), "%d %s", st, err);
     }
     ck_assert_int_eq(th_run_tool("test_train_run", "train", "--help", 20, out, sizeof out, err, sizeof err), 0);
     ck_assert_msg(strstr(out, "--selfplay-precision f32|bf16|int8"), "%s", out);

@@ -214,7 +214,7 @@ int main(int argc, char **argv) {
     if (have_bf16) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network bf16, 1 thread", n16, n16 / n32);
     else printf("%-52s %14s   (this CPU lacks AVX512_BF16)\n", "PUCT simulations, 37-ring network bf16, 1 thread", "not run");
     if (have_int8) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network int8, 1 thread", n8, n8 / n32);
-    else printf("%-52s %14s   (this CPU lacks AVX512_VNNI)\n", "PUCT simulations, 37-ring network int8, 1 thread", "not run");
+    else printf("%-52s %14s   (this CPU lacks " NN_INT8_NEEDS ")\n", "PUCT simulations, 37-ring network int8, 1 thread", "not run");
     char row[96];
     snprintf(row, sizeof row, "PUCT simulations, network %s, 1 thread", play);
     printf("%-52s %14.0f\n", row, np1);

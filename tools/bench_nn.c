@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include "nn/infer.h"
+#include "nn/int8.h"
 #include "nn/train.h"
 #include "nn/ops.h"
 #include "nn/encode.h"
@@ -176,6 +177,22 @@ static void run_fwd_bwd(void *p)
 static void run_conv_fwd(void *p) { ctx_t *c = p; nn_conv_forward_f(c->y, c->x, c->w, c->g, c->N, c->C, c->C); }
 static void run_conv_bwd(void *p) { ctx_t *c = p; nn_conv_backward_f(c->dx, c->dw, c->y, c->x, c->w, c->g, c->N, c->C, c->C); }
 
+/* The inference row again with the hex convolutions in int8 (int8.h), as a ratio to float's time
+ * t_f32 measured just before; says why where this CPU has no int8 kernel. */
+static void infer_int8_row(ctx_t *c, int N, double t_f32, double seconds)
+{
+    char err[256], name[40];
+    nn_int8_kernel k = nn_int8_active_kernel();
+    snprintf(name, sizeof name, "  the same in int8 (%s)", nn_int8_kernel_name(k));
+    if (k == NN_INT8_NONE || nn_infer_set_precision(c->inf, NN_PREC_INT8, err, sizeof err)) {
+        printf("%-6d %-26s   not run: this CPU lacks %s\n", N, "  the same in int8", NN_INT8_NEEDS);
+        return;
+    }
+    double cpu, t = time_it(run_infer, c, seconds, &cpu);
+    nn_infer_set_precision(c->inf, NN_PREC_F32, err, sizeof err);
+    printf("%-6d %-26s %10.0f   (x%.2f of float)\n", N, name, N / t, t_f32 / t);
+}
+
 /* Peak, the convolution alone and the network at batch 1, 64, 256, on threads() threads. */
 static int table(ctx_t *c, nn_sample *s, nn_batch *b, uint64_t *rng, const char *isa, double seconds)
 {
@@ -224,12 +241,15 @@ static int table(ctx_t *c, nn_sample *s, nn_batch *b, uint64_t *rng, const char 
             { "training forward", run_train_fwd, 1 },
             { "forward + backward", run_fwd_bwd, 3 },
         };
+        double t_f32 = 0;
         for (int r = 0; r < 3; r++) {
             if (N == 1 && r > 0) continue;      /* batch statistics of one position: not a use */
             double cpu, t = time_it(runs[r].f, c, seconds, &cpu);
             double fl = runs[r].mult * f1 * N;
             printf("%-6d %-26s %10.0f %10.1f %11.1f %7.1f%%\n", N, runs[r].name, N / t, fl / t / 1e9,
                    fl / cpu / 1e9, 100 * fl / cpu / core_peak);
+            if (r == 0) t_f32 = t;
+            if (r == 0) infer_int8_row(c, N, t_f32, seconds);
         }
     }
     return 0;

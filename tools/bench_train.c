@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
     if (bench("train default, 2 eval", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     rc.sp.eval_threads = 1;
     if (!nn_int8_available()) {
-        printf("| %-22s | not run: this CPU lacks AVX512_VNNI |\n", "train default, int8");
+        printf("| %-22s | not run: this CPU lacks " NN_INT8_NEEDS " |\n", "train default, int8");
         return 0;
     }
     rc.sp.net_precision = NN_PREC_INT8;        /* tools/train --selfplay-precision int8 */

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "train/mpi_train.h"
 #include "nn/infer.h"
+#include "nn/int8.h"
 #include "nn/omp_env.h"
 #include "train/run.h"
 #include "train/recipe.h"
@@ -74,8 +75,8 @@ static void usage(FILE *f) {
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
             "  --selfplay-precision f32|bf16|int8\n"
             "                       the self-play network's convolutions on the CPU (default int8 where the\n"
-            "                       CPU has AVX512_VNNI, else f32; bf16 needs AVX512_BF16; the GPU is float;\n"
-            "                       the SGD steps are float)\n"
+            "                       CPU has AVX2 or AVX512_VNNI, else f32; bf16 needs AVX512_BF16; the GPU's\n"
+            "                       network and the SGD steps are float)\n"
             "  --pass-forced 0|1    self-play passes one-move positions below the root without\n"
             "                       evaluating them (default %d; 0 for comparisons)\n"
             "  --pretrain PATH      a fresh run first trains on the Boardspace SGF games under PATH\n"
@@ -131,7 +132,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
         if (!(v = cli_value(TOOL, argc, argv, i))) return -1;
         if (nn_precision_parse(v, &p) != 0) { cli_bad(TOOL, a, "expected f32, bf16 or int8"); return -1; }
         if (!nn_precision_available(p)) {
-            cli_bad(TOOL, a, p == NN_PREC_INT8 ? "int8 needs a CPU with AVX512_VNNI, which this one lacks"
+            cli_bad(TOOL, a, p == NN_PREC_INT8 ? "int8 needs a CPU with " NN_INT8_NEEDS ", which this one lacks"
                                                : "bf16 needs a CPU with AVX512_BF16, which this one lacks");
             return -1;
         }

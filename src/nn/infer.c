@@ -166,7 +166,7 @@ int nn_infer_set_precision(nn_infer *inf, nn_precision p, char *err, size_t errl
     if (p == inf->prec) return 0;
     if (!nn_precision_available(p)) {
         nn_set_err(err, errlen, "%s inference needs a CPU with %s, which this one lacks", nn_precision_name(p),
-                   p == NN_PREC_BF16 ? "AVX512_BF16" : "AVX512_VNNI");
+                   p == NN_PREC_BF16 ? "AVX512_BF16" : NN_INT8_NEEDS);
         return -1;
     }
     free_low(inf);

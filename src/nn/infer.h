@@ -31,7 +31,7 @@ const nn_geom *nn_infer_geom(const nn_infer *inf);
 
 /* The arithmetic of the hex convolutions (the bulk of the work): float; bf16 operands with float
  * sums (bf16.h; CPUs with AVX512_BF16); or 8-bit operands with exact integer sums (int8.h; CPUs
- * with AVX512_VNNI).  The 1×1 layers and the value head stay float. */
+ * with AVX512_VNNI or AVX2, the same bits on both).  The 1×1 layers and the value head stay float. */
 typedef enum { NN_PREC_F32 = 0, NN_PREC_BF16 = 1, NN_PREC_INT8 = 2 } nn_precision;
 /* What players use (mcts_eval_nn_new: the arena, the ladder, the engine, the server, analyse) when
  * ZZ_NN_PRECISION is unset, where the CPU has it (else float): int8 won at equal time (src/nn
@@ -44,7 +44,7 @@ nn_precision nn_precision_default(void);
 const char *nn_precision_name(nn_precision p);
 /* "f32", "bf16", "int8" -> *p: 0, or -1 for another name. */
 int nn_precision_parse(const char *name, nn_precision *p);
-/* Whether this CPU runs p (float always; bf16 needs AVX512_BF16, int8 AVX512_VNNI). */
+/* Whether this CPU runs p (float always; bf16 needs AVX512_BF16, int8 AVX512_VNNI or AVX2). */
 bool nn_precision_available(nn_precision p);
 /* Switch inf's precision (nn_infer_create starts in float).  -1 with a message
  * when the CPU lacks the instructions, or out of memory (inf is then left in float). */

@@ -1,7 +1,10 @@
 /* int8.h — hex convolutions for inference with 8-bit operands and exact 32-bit integer sums
- * (ops_int8.c), on CPUs with AVX512_VNNI (vpdpbusd: four u8·s8 products added into an int32 lane,
- * four times the multiply-adds of a float FMA per instruction), chosen at run time; elsewhere the
- * callers keep the float kernels.
+ * (ops_int8.c), chosen at run time, with two kernels that give the same bits:
+ *   - AVX512_VNNI (vpdpbusd: four u8·s8 products added into an int32 lane, four times the
+ *     multiply-adds of a float FMA per instruction);
+ *   - AVX2 (vpmaddwd on the operands widened to 16 bits: two products added into an int32 lane,
+ *     then vpaddd; no saturation, so the sums are as exact), for CPUs without AVX-512.
+ * Elsewhere the callers keep the float kernels.
  *
  * Quantisation (symmetric, no zero points):
  *   weights  per output channel: sw[co] = max over taps and inputs of |w| / 127,
@@ -27,12 +30,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether this CPU runs the int8 kernel (AVX512F, AVX512BW, AVX512VL and AVX512_VNNI). */
+/* The int8 kernels, worst to best. */
+typedef enum { NN_INT8_NONE, NN_INT8_AVX2, NN_INT8_VNNI } nn_int8_kernel;
+/* The best kernel this CPU runs: VNNI needs AVX512F, AVX512BW, AVX512VL and AVX512_VNNI; AVX2 needs
+ * AVX2. */
+nn_int8_kernel nn_int8_cpu_kernel(void);
+/* The kernel in use: the CPU's best, capped by nn_int8_cap. */
+nn_int8_kernel nn_int8_active_kernel(void);
+/* Whether some kernel is in use (nn_int8_active_kernel() != NN_INT8_NONE). */
 bool nn_int8_available(void);
-/* For tests and benches: off = true makes nn_int8_available false (and nn_int8_conv decline). */
+/* For tests and benches (not thread-safe: call before the work starts): use no kernel better than
+ * k (NN_INT8_VNNI lifts the cap); nn_int8_disable(off) caps at NONE (off) or lifts the cap. */
+void nn_int8_cap(nn_int8_kernel k);
 void nn_int8_disable(bool off);
+/* "avx512-vnni", "avx2" or "none". */
+const char *nn_int8_kernel_name(nn_int8_kernel k);
+/* What a message says the int8 path needs. */
+#define NN_INT8_NEEDS "AVX2 or AVX512_VNNI"
 
-enum { NN_INT8_MAX_CI = 4096 };
+enum { NN_INT8_MAX_CI = 512 };
 /* Ci a multiple of 4 and at most NN_INT8_MAX_CI, Co a multiple of 16. */
 bool nn_int8_shape_ok(int Ci, int Co);
 /* wq (taps·Ci·Co) and sw (Co) from w[taps][Ci][Co]. */

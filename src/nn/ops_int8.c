@@ -1,42 +1,54 @@
 /* ops_int8.c — the int8 hex convolution of int8.h: the AVX512_VNNI kernel (register tiles of
  * 12 rows × 32 output channels, one vpdpbusd per row and 16 channels for each group of four input
- * channels), its portable twin, and the quantisation of weights and inputs.  Chosen at run time;
- * the kernel is compiled with a GCC target pragma, so the file builds for any x86-64 (elsewhere,
- * and under clang, the kernel is absent and nn_int8_conv declines). */
+ * channels), the AVX2 kernel (tiles of 6 rows × 8 output channels on operands widened to 16 bits,
+ * ops_int8_avx2.c), their portable twin, and the quantisation of weights and inputs.  Chosen at run
+ * time; the kernels are compiled with GCC target pragmas, so the file builds for any x86-64
+ * (elsewhere, and under clang, they are absent and nn_int8_conv declines). */
 #include "nn/int8.h"
+#include "nn/int8_kern.h"
 #include "nn/ops.h"
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define NN_INT8_X86 1
+#if NN_INT8_X86
 #include <immintrin.h>
-#else
-#define NN_INT8_X86 0
 #endif
 
 enum { QMR = 12, QNR = 2, QVW = 16 };           /* tile rows, vectors per tile, lanes per vector */
-static const uint8_t zero_row[NN_INT8_MAX_CI];  /* input row for taps that fall off the board */
-static bool disabled;
+const uint8_t nn_int8_zero_row[NN_INT8_MAX_CI];
+static nn_int8_kernel kernel_cap = NN_INT8_VNNI;   /* nn_int8_cap */
 
-bool nn_int8_available(void)
+nn_int8_kernel nn_int8_cpu_kernel(void)
 {
 #if NN_INT8_X86
-    static _Atomic int cpu_has = -1;        /* the CPU's answer, asked once (every convolution asks) */
-    int has = cpu_has;
-    if (has < 0) {
+    static _Atomic int cpu_best = -1;       /* the CPU's answer, asked once (every convolution asks) */
+    int best = cpu_best;
+    if (best < 0) {
         __builtin_cpu_init();
-        cpu_has = has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                     __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+        bool vnni = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+        cpu_best = best = vnni ? NN_INT8_VNNI : __builtin_cpu_supports("avx2") ? NN_INT8_AVX2 : NN_INT8_NONE;
     }
-    return !disabled && has;
+    return (nn_int8_kernel)best;
 #else
-    return false;
+    return NN_INT8_NONE;
 #endif
 }
 
-void nn_int8_disable(bool off) { disabled = off; }
+nn_int8_kernel nn_int8_active_kernel(void)
+{
+    nn_int8_kernel k = nn_int8_cpu_kernel();
+    return k < kernel_cap ? k : kernel_cap;
+}
+
+bool nn_int8_available(void) { return nn_int8_active_kernel() != NN_INT8_NONE; }
+void nn_int8_cap(nn_int8_kernel k) { kernel_cap = k; }
+void nn_int8_disable(bool off) { kernel_cap = off ? NN_INT8_NONE : NN_INT8_VNNI; }
+
+const char *nn_int8_kernel_name(nn_int8_kernel k)
+{
+    return k == NN_INT8_VNNI ? "avx512-vnni" : k == NN_INT8_AVX2 ? "avx2" : "none";
+}
 
 bool nn_int8_shape_ok(int Ci, int Co) { return Ci > 0 && Ci % 4 == 0 && Ci <= NN_INT8_MAX_CI && Co > 0 && Co % QVW == 0; }
 
@@ -56,7 +68,8 @@ void nn_int8_pack_weights(int8_t *wq, float *sw, const float *w, int taps, int C
 }
 
 /* One sample's inputs xs[per] -> q[per] and its scale; false when some input is negative or not
- * finite.  (The AVX-512 twin below computes the same bytes: mul, then add, then truncate.) */
+ * finite.  (The AVX-512 twin below and the AVX2 one compute the same bytes: mul, then add, then
+ * truncate.) */
 static bool quantize_sample(uint8_t *q, float *sx, const float *xs, size_t per)
 {
     float big = 0;
@@ -106,28 +119,24 @@ static bool quantize_sample_avx512(uint8_t *q, float *sx, const float *xs, size_
 bool nn_int8_quantize_rows(uint8_t *xq, float *sx, const float *x, int N, int P, int Ci)
 {
     size_t per = (size_t)P * Ci;
-#if NN_INT8_X86
-    bool wide = nn_int8_available();
-#endif
+    nn_int8_kernel k = nn_int8_active_kernel();
     for (int n = 0; n < N; n++) {
         const float *xs = x + (size_t)n * per;
         uint8_t *q = xq + (size_t)n * per;
 #if NN_INT8_X86
-        if (wide) {
+        if (k == NN_INT8_VNNI) {
             if (!quantize_sample_avx512(q, sx + n, xs, per)) return false;
             continue;
         }
+        if (k == NN_INT8_AVX2) {
+            if (!nn_int8_quantize_sample_avx2(q, sx + n, xs, per)) return false;
+            continue;
+        }
 #endif
+        (void)k;
         if (!quantize_sample(q, sx + n, xs, per)) return false;
     }
     return true;
-}
-
-/* The input row feeding tap t of row r (a zero row off the board). */
-static const uint8_t *tap_row(const uint8_t *xq, const nn_geom *g, int r, int t, int Ci)
-{
-    int P = g->ncells, n = r / P, j = g->nb[r - n * P][t];
-    return j < 0 ? zero_row : xq + ((size_t)n * P + j) * Ci;
 }
 
 void nn_int8_conv_ref(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
@@ -140,7 +149,7 @@ void nn_int8_conv_ref(float *y, const uint8_t *xq, const float *sx, const int8_t
         for (int co = 0; co < Co; co++) {
             int32_t acc = 0;
             for (int t = 0; t < NN_TAPS; t++) {
-                const uint8_t *a = tap_row(xq, g, r, t, Ci);
+                const uint8_t *a = nn_int8_tap_row(xq, g, r, t, Ci);
                 for (int kq = 0; kq < KQ; kq++)
                     for (int i = 0; i < 4; i++)
                         acc += (int32_t)a[4 * kq + i] * wq[(((size_t)t * KQ + kq) * Co + co) * 4 + i];
@@ -215,7 +224,7 @@ static void conv_tile(float *y, const uint8_t *xq, const float *sx, const int8_t
     float rs[QMR];
     for (int m = 0; m < QMR; m++) {
         rs[m] = m < nr ? sx[(r0 + m) / g->ncells] : 0;
-        for (int t = 0; t < NN_TAPS; t++) ap[t * QMR + m] = m < nr ? tap_row(xq, g, r0 + m, t, Ci) : zero_row;
+        for (int t = 0; t < NN_TAPS; t++) ap[t * QMR + m] = m < nr ? nn_int8_tap_row(xq, g, r0 + m, t, Ci) : nn_int8_zero_row;
     }
     size_t o = (size_t)r0 * Co;
     int co0 = 0;
@@ -243,9 +252,11 @@ static void conv_vnni(float *y, const uint8_t *xq, const float *sx, const int8_t
 bool nn_int8_conv(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw, const float *bias,
                   const float *res, const nn_geom *g, int rows, int Ci, int Co, bool relu)
 {
-    if (!g || rows <= 0 || !nn_int8_shape_ok(Ci, Co) || !nn_int8_available()) return false;
+    nn_int8_kernel k = nn_int8_active_kernel();
+    if (!g || rows <= 0 || !nn_int8_shape_ok(Ci, Co) || k == NN_INT8_NONE) return false;
 #if NN_INT8_X86
-    conv_vnni(y, xq, sx, wq, sw, bias, res, g, rows, Ci, Co, relu);
+    if (k == NN_INT8_VNNI) conv_vnni(y, xq, sx, wq, sw, bias, res, g, rows, Ci, Co, relu);
+    else nn_int8_conv_avx2(y, xq, sx, wq, sw, bias, res, g, rows, Ci, Co, relu);
     return true;
 #else
     (void)y; (void)xq; (void)sx; (void)wq; (void)sw; (void)bias; (void)res;
