@@ -215,7 +215,7 @@ static void tile_narrow(const uint8_t *const *ap, const float *rs, int KQ, const
 }
 
 /* One tile of rows [r0, r0+QMR): every block of output channels. */
-static void conv_tile(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
+static void conv_tile_vnni(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
                       const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci, int Co,
                       bool relu)
 {
@@ -235,17 +235,6 @@ static void conv_tile(float *y, const uint8_t *xq, const float *sx, const int8_t
         tile_narrow(ap, rs, KQ, wq + (size_t)co0 * 4, sw + co0, Co, y + o + co0, nr, bias ? bias + co0 : NULL,
                     res ? res + o + co0 : NULL, relu);
 }
-
-static void conv_vnni(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
-                      const float *bias, const float *res, const nn_geom *g, int rows, int Ci, int Co, bool relu)
-{
-    int ntiles = (rows + QMR - 1) / QMR;
-    double work = (double)rows * NN_TAPS * Ci * Co;
-    (void)work;
-    NN_OMP(parallel for schedule(static) if (work > 4 * NN_PAR_MACS))
-    for (int tile_i = 0; tile_i < ntiles; tile_i++)
-        conv_tile(y, xq, sx, wq, sw, bias, res, g, rows, tile_i * QMR, Ci, Co, relu);
-}
 #pragma GCC pop_options
 #endif
 
@@ -255,8 +244,13 @@ bool nn_int8_conv(float *y, const uint8_t *xq, const float *sx, const int8_t *wq
     nn_int8_kernel k = nn_int8_active_kernel();
     if (!g || rows <= 0 || !nn_int8_shape_ok(Ci, Co) || k == NN_INT8_NONE) return false;
 #if NN_INT8_X86
-    if (k == NN_INT8_VNNI) conv_vnni(y, xq, sx, wq, sw, bias, res, g, rows, Ci, Co, relu);
-    else nn_int8_conv_avx2(y, xq, sx, wq, sw, bias, res, g, rows, Ci, Co, relu);
+    nn_int8_tile_fn tile_fn = k == NN_INT8_VNNI ? conv_tile_vnni : nn_int8_conv_tile_avx2;
+    int tile_rows = k == NN_INT8_VNNI ? QMR : NN_INT8_AVX2_ROWS, ntiles = (rows + tile_rows - 1) / tile_rows;
+    double work = (double)rows * NN_TAPS * Ci * Co;
+    (void)work;
+    NN_OMP(parallel for schedule(static) if (work > 4 * NN_PAR_MACS))
+    for (int tile_i = 0; tile_i < ntiles; tile_i++)
+        tile_fn(y, xq, sx, wq, sw, bias, res, g, rows, tile_i * tile_rows, Ci, Co, relu);
     return true;
 #else
     (void)y; (void)xq; (void)sx; (void)wq; (void)sw; (void)bias; (void)res;

@@ -12,13 +12,12 @@
  *   - each tile of AMR rows first widens its 7·AMR tap rows to u16 (a 1/Co share of the work).
  * Register tile: AMR rows × 8 channels = 2·AMR accumulators + 2 weight vectors + 1 broadcast. */
 #include "nn/int8_kern.h"
-#include "nn/ops.h"
 #include <string.h>
 
 #if NN_INT8_X86
 #include <immintrin.h>
 
-enum { AMR = 6, AVW = 8 };                      /* tile rows; output channels per tile (int32 lanes) */
+enum { AMR = NN_INT8_AVX2_ROWS, AVW = 8 };      /* tile rows; output channels per tile (int32 lanes) */
 static const uint16_t zero_row16[NN_INT8_MAX_CI];
 
 #pragma GCC push_options
@@ -119,9 +118,9 @@ static void tile8(const uint16_t *const *ap, const float *rs, int KQ, const int8
 }
 
 /* One tile of rows [r0, r0+AMR): widen its tap rows, then every block of 8 output channels. */
-static void conv_tile(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
-                      const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci, int Co,
-                      bool relu)
+void nn_int8_conv_tile_avx2(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
+                            const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci, int Co,
+                            bool relu)
 {
     int nr = rows - r0 < AMR ? rows - r0 : AMR;
     uint16_t wide[NN_TAPS * AMR * Ci];          /* Ci <= NN_INT8_MAX_CI: at most 43 KiB */
@@ -141,17 +140,6 @@ static void conv_tile(float *y, const uint8_t *xq, const float *sx, const int8_t
     for (int co0 = 0; co0 < Co; co0 += AVW)
         tile8(ap, rs, Ci / 4, wq + (size_t)co0 * 4, sw + co0, Co, y + o + co0, nr, bias ? bias + co0 : NULL,
               res ? res + o + co0 : NULL, relu);
-}
-
-void nn_int8_conv_avx2(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
-                       const float *bias, const float *res, const nn_geom *g, int rows, int Ci, int Co, bool relu)
-{
-    int ntiles = (rows + AMR - 1) / AMR;
-    double work = (double)rows * NN_TAPS * Ci * Co;
-    (void)work;
-    NN_OMP(parallel for schedule(static) if (work > 4 * NN_PAR_MACS))
-    for (int tile_i = 0; tile_i < ntiles; tile_i++)
-        conv_tile(y, xq, sx, wq, sw, bias, res, g, rows, tile_i * AMR, Ci, Co, relu);
 }
 
 #pragma GCC pop_options
