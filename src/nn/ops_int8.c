@@ -15,7 +15,7 @@
 #endif
 
 enum { QMR = 12, QNR = 2, QVW = 16 };           /* tile rows, vectors per tile, lanes per vector */
-const uint8_t nn_int8_zero_row[NN_INT8_MAX_CI];
+const uint8_t nn_int8_zero_row[NN_INT8_MAX_CI];        /* int8_kern.h */
 static nn_int8_kernel kernel_cap = NN_INT8_VNNI;   /* nn_int8_cap */
 
 nn_int8_kernel nn_int8_cpu_kernel(void)
@@ -216,8 +216,8 @@ static void tile_narrow(const uint8_t *const *ap, const float *rs, int KQ, const
 
 /* One tile of rows [r0, r0+QMR): every block of output channels. */
 static void conv_tile_vnni(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
-                      const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci, int Co,
-                      bool relu)
+                           const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci, int Co,
+                           bool relu)
 {
     int nr = rows - r0 < QMR ? rows - r0 : QMR, KQ = Ci / 4;
     const uint8_t *ap[NN_TAPS * QMR];
