@@ -213,7 +213,8 @@ int main(int argc, char **argv) {
     printf("%-52s %14.0f\n", "PUCT simulations, 37-ring network f32, 1 thread", n32);
     if (have_bf16) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network bf16, 1 thread", n16, n16 / n32);
     else printf("%-52s %14s   (this CPU lacks AVX512_BF16)\n", "PUCT simulations, 37-ring network bf16, 1 thread", "not run");
-    if (have_int8) printf("%-52s %14.0f   (x%.2f of f32)\n", "PUCT simulations, 37-ring network int8, 1 thread", n8, n8 / n32);
+    if (have_int8) printf("%-52s %14.0f   (x%.2f of f32; the %s kernel)\n", "PUCT simulations, 37-ring network int8, 1 thread",
+                          n8, n8 / n32, nn_int8_kernel_name(nn_int8_active_kernel()));
     else printf("%-52s %14s   (this CPU lacks " NN_INT8_NEEDS ")\n", "PUCT simulations, 37-ring network int8, 1 thread", "not run");
     char row[96];
     snprintf(row, sizeof row, "PUCT simulations, network %s, 1 thread", play);
