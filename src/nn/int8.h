@@ -48,6 +48,7 @@ const char *nn_int8_kernel_name(nn_int8_kernel k);
 /* What a message says the int8 path needs. */
 #define NN_INT8_NEEDS "AVX2 or AVX512_VNNI"
 
+/* At most 512 input channels: the AVX2 kernel widens a tile's 7·6 tap rows on its stack (42 KiB). */
 enum { NN_INT8_MAX_CI = 512 };
 /* Ci a multiple of 4 and at most NN_INT8_MAX_CI, Co a multiple of 16. */
 bool nn_int8_shape_ok(int Ci, int Co);
