@@ -669,6 +669,20 @@ START_TEST(sgf_scan_by_hand) {
     ck_assert_str_eq(nums, " x");
     const char *huge = "2000000";
     ck_assert_int_eq(zz_sgf_parse_int(&huge, &v), -1);
+    /* move properties: "[index] Command args" */
+    char word[16], name[8];
+    ck_assert_str_eq(zz_sgf_command(" 12 RtoB W 3", word), " W 3");
+    ck_assert_str_eq(word, "rtob");
+    ck_assert_str_eq(zz_sgf_command("-1 Done", word), "");
+    ck_assert_str_eq(word, "done");
+    ck_assert_str_eq(zz_sgf_command("7", word), "");
+    ck_assert_str_eq(word, "");
+    ck_assert_str_eq(zz_sgf_command("ABCDEFGHIJKLMNOPQ x", word), "PQ x");   /* cut at 15 */
+    ck_assert_str_eq(word, "abcdefghijklmno");
+    zz_sgf_player_name(zz_sgf_command("0 id \"bob\" extra", word), name, sizeof name);
+    ck_assert_str_eq(name, "bob");
+    zz_sgf_player_name(" \"verylongname\"", name, sizeof name);
+    ck_assert_str_eq(name, "verylon");
 }
 END_TEST
 

@@ -142,3 +142,22 @@ int zz_sgf_parse_int(const char **s, int *out) {
     *out = (int)v;
     return 0;
 }
+
+const char *zz_sgf_command(const char *v, char word[16]) {
+    const char *s = v;
+    int idx;
+    while (*s == ' ') s++;
+    zz_sgf_parse_int(&s, &idx);                 /* the index, when there is one */
+    while (*s == ' ') s++;
+    int n = 0;
+    while (s[n] && s[n] != ' ' && n < 15) { word[n] = (char)tolower((unsigned char)s[n]); n++; }
+    word[n] = 0;
+    return s + n;
+}
+
+void zz_sgf_player_name(const char *args, char *out, size_t n) {
+    while (*args == ' ' || *args == '"') args++;
+    snprintf(out, n, "%s", args);
+    char *q = strchr(out, '"');
+    if (q) *q = 0;
+}

@@ -37,4 +37,13 @@ int zz_read_whole_file(const char *path, char **buf, size_t *len, char *err, siz
  * 0, or -1 (nothing moved) when there is none. */
 int zz_sgf_parse_int(const char **s, int *out);
 
+/* A move property's value (P0, P1, P-1), "[index] Command args": the optional, optionally signed
+ * index is skipped, the command word goes into word lower-cased and cut at 15 characters (""
+ * when there is none), and the return points just past the word, at its arguments. */
+const char *zz_sgf_command(const char *v, char word[16]);
+
+/* The "id" command's arguments, `"name"`: the name without its quotes (and anything after the
+ * closing one) into out, cut to n - 1 characters. */
+void zz_sgf_player_name(const char *args, char *out, size_t n);
+
 #endif

@@ -345,24 +345,11 @@ static int op_btob(xrep *r, const char *s) {
 }
 
 static int replay_op(xrep *r, int label, const char *v) {
-    const char *s = v;
-    int idx;
-    while (*s == ' ') s++;
-    if (isdigit((unsigned char)*s)) zz_sgf_parse_int(&s, &idx);
-    while (*s == ' ') s++;
     char word[16];
-    int n = 0;
-    while (s[n] && s[n] != ' ' && n < 15) { word[n] = (char)tolower((unsigned char)s[n]); n++; }
-    word[n] = 0;
-    s += n;
-    if (!n || !strcmp(word, "ranking")) return 0;
+    const char *s = zz_sgf_command(v, word);
+    if (!word[0] || !strcmp(word, "ranking")) return 0;
     if (!strcmp(word, "id")) {
-        if (label >= 0) {
-            while (*s == ' ' || *s == '"') s++;
-            snprintf(r->g->player_name[label], sizeof r->g->player_name[label], "%s", s);
-            char *q = strchr(r->g->player_name[label], '"');
-            if (q) *q = 0;
-        }
+        if (label >= 0) zz_sgf_player_name(s, r->g->player_name[label], sizeof r->g->player_name[label]);
         return 0;
     }
     if (!strcmp(word, "time")) return done_state(r->st) || (r->resigning && r->st != S_OVER) ? do_done(r) : 0;
