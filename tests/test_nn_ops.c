@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nn/ops.h"
+#include "nn/cpu_info.h"
+#include "nn/int8.h"
+#include <unistd.h>
 
 static uint64_t rng_state = 12345;
 static double urand(void)    /* uniform in [-1, 1) */
@@ -341,6 +344,46 @@ START_TEST(fused_epilogue)
 }
 END_TEST
 
+
+/* The machine line of banners and reports: the model name as /proc/cpuinfo spells it (read here
+ * with sscanf, not the library's parser), the online cores, and the kernel names the library
+ * reports on their own; a buffer too short is cut, never overrun. */
+START_TEST(cpu_description_names_the_kernels)
+{
+    char name[256] = "unknown CPU", line[512], want[400];
+    int family = -1, model = -1;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f) && !strchr("\n", line[0])) {   /* the first processor */
+        if (!strncmp(line, "model name", 10)) sscanf(line, "model name : %255[^\n]", name);
+        else if (!strncmp(line, "cpu family", 10)) sscanf(line, "cpu family : %d", &family);
+        else if (!strncmp(line, "model\t", 6) || !strncmp(line, "model ", 6)) sscanf(line, "model : %d", &model);
+    }
+    if (f) fclose(f);
+    size_t n = strlen(name);
+    while (n > 0 && name[n - 1] == ' ') name[--n] = 0;
+    if (family >= 0 && model >= 0) snprintf(want, sizeof want, "%s (family %d, model %d)", name, family, model);
+    else snprintf(want, sizeof want, "%s", name);
+    char got[400];
+    nn_cpu_model(got, sizeof got);
+    ck_assert_str_eq(got, want);
+
+    char d[512], part[128];
+    nn_cpu_describe(d, sizeof d);
+    ck_assert_msg(!strncmp(d, want, strlen(want)), "'%s' starts with the model", d);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(part, sizeof part, ", %ld core%s; ", cores, cores == 1 ? "" : "s");
+    ck_assert_msg(strstr(d, part), "'%s' holds '%s'", d, part);
+    snprintf(part, sizeof part, "float kernels %s, int8 kernel %s", nn_fast_isa(), nn_int8_kernel_name(nn_int8_active_kernel()));
+    ck_assert_msg(strstr(d, part), "'%s' holds '%s'", d, part);
+
+    char tiny[6] = "xxxxx";
+    nn_cpu_describe(tiny, 4);
+    ck_assert_int_eq(strlen(tiny), 3);
+    ck_assert(!strncmp(tiny, d, 3));
+    ck_assert_int_eq(tiny[4], 'x');
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nn_ops");
@@ -354,6 +397,7 @@ int main(void)
     tcase_add_test(tc, elementwise_gradients);
     tcase_add_test(tc, float_kernels_match_double);
     tcase_add_test(tc, fused_epilogue);
+    tcase_add_test(tc, cpu_description_names_the_kernels);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

@@ -9,6 +9,7 @@
  * Each figure is the best of a few runs (fresh tree each), to shave off noise from a shared
  * machine.  Prints a table and the command that produced it.
  * Bad usage: "zertz: bench_mcts: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "nn/cpu_info.h"
 #include "cli.h"
 #include "mcts/agent.h"
 #include "nn/bf16.h"
@@ -192,6 +193,7 @@ int main(int argc, char **argv) {
     printf("bench_mcts: search speed, 37-ring opening (best of %d runs, fresh tree each)\n", reps);
     printf("command: bench_mcts --iters %llu --sims %llu%s\n", (unsigned long long)iters, (unsigned long long)sims,
            reps == 1 ? " (--quick)" : "");
+    nn_cpu_print_line("");
     double c1, c2, u1 = bench_uct(1, iters, reps, &c1), u2 = bench_uct(2, iters, reps, &c2);
     double p1 = bench_puct(1, 8, sims, reps, NULL, true), p2 = bench_puct(2, 8, sims, reps, NULL, true);
     uint64_t nsims = sims < 2000 ? sims : 2000;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include "nn/infer.h"
+#include "nn/cpu_info.h"
 #include "nn/int8.h"
 #include "nn/train.h"
 #include "nn/ops.h"
@@ -521,7 +522,7 @@ int main(int argc, char **argv)
     printf("net: %d rings, %d blocks x %d channels, policy %d, value %d/%d; %.1f MFLOP/sample forward; %zu parameters\n",
            rings, cfg.blocks, cfg.channels, cfg.policy_channels, cfg.value_channels, cfg.value_hidden,
            nn_model_flops(m) / 1e6, nn_model_nparams(m));
-    printf("kernels: %s\n", isa);
+    nn_cpu_print_line("");
 
     /* one batch of real positions, reused */
     int P = m->geom.ncells, maxN = 256;

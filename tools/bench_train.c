@@ -17,6 +17,7 @@
  * self-play run waits for once the network's batches are full (src/cuda/NOTES.md).
  *
  * Bad usage: "zertz: bench_train: OPTION: WHY", exit status 2 (tools/cli.h). */
+#include "nn/cpu_info.h"
 #include "cli.h"
 #include "nn/infer.h"
 #include "nn/int8.h"
@@ -158,6 +159,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < argc; i++) printf(" %s", i ? argv[i] : "tools/bench_train");
     printf("\n%d games in flight, %d search threads, %d evaluator thread(s), batch at most %d\n",
            rc.sp.games_in_flight, rc.sp.threads, rc.sp.eval_threads, rc.sp.max_batch);
+    nn_cpu_print_line("");
     printf("| %-22s | %-8s | %5s | %4s | %8s | %8s | %6s | %6s |\n", "config", "net", "games", "sims", "pos/s", "evals/s",
            "batch", "done");
     printf("|------------------------|----------|-------|------|----------|----------|--------|--------|\n");

@@ -19,6 +19,7 @@
 #include "mcts/ab.h"
 #include "cli.h"
 #include "mcts/match.h"
+#include "nn/cpu_info.h"
 #include "nn/omp_env.h"
 #include <errno.h>
 #include <math.h>
@@ -247,6 +248,9 @@ static char *make_table(const ladder_args *a, const rung *rungs) {
                 g->spec, g->r.games, g->r.stopped_early ? " (stopped early)" : "", g->r.distinct, g->r.wins,
                 g->r.losses, g->r.draws, 100 * e.score, el, lo, hi, ms0, ms1, sp0, sp1);
     }
+    char cpu[512];
+    nn_cpu_describe(cpu, sizeof cpu);
+    fprintf(t, "\nMachine: %s.\n", cpu);
     fclose(t);
     return table;
 }
@@ -301,6 +305,7 @@ int main(int argc, char **argv) {
            "both colours), %d at once, seed %llu\n",
            cand, a.sims ? "a fixed count" : "fixed time", zz_board_get(board)->rings, a.games, nop, a.plies, a.parallel,
            (unsigned long long)a.seed);
+    nn_cpu_print_line("strength: ");
     fflush(stdout);
     for (int k = 0; k < a.nvs; k++)
         if ((rc = play_rung(&a, cand, &rungs[k], k, openings, nop)) != 0) return rc;

@@ -17,6 +17,7 @@
 #include "train/pretrain.h"
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
+#include "nn/cpu_info.h"
 #include "nn/grow.h"
 #include "train/recipe.h"
 #include "nn/transfer.h"
@@ -548,8 +549,10 @@ static int start_trainer(run_ctx *x, char *err, size_t errlen) {
         if (!be || tr_trainer_use_backend(&x->tr, be, why, sizeof why) != 0)
             fprintf(stderr, "zertz train: warning: training stays on the CPU: %s\n", why);
     }
-    if (!c->quiet)
+    if (!c->quiet) {
         printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&x->tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
+        nn_cpu_print_line("zertz train: ");
+    }
     return 0;
 }
 
