@@ -344,7 +344,6 @@ START_TEST(fused_epilogue)
 }
 END_TEST
 
-
 /* The machine line of banners and reports: the model name as /proc/cpuinfo spells it (read here
  * with sscanf, not the library's parser), the online cores, and the kernel names the library
  * reports on their own; a buffer too short is cut, never overrun. */
