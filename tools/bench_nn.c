@@ -129,13 +129,8 @@ static double measured_peak(const char *isa, double *per_core)
 
 static double cpu_mhz(void)
 {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    double mhz = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "cpu MHz", 7)) { const char *c = strchr(line, ':'); if (c) mhz = atof(c + 1); break; }
-    if (f) fclose(f);
-    return mhz;
+    char mhz[64];
+    return nn_cpuinfo_field("cpu MHz", mhz, sizeof mhz) ? atof(mhz) : 0;
 }
 
 /* ---- timing helper: run f until `seconds` pass (at least 3 times); wall and CPU seconds per call.

@@ -7,9 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The value of the first /proc/cpuinfo line whose key is `key` (surrounding blanks cut) into
- * buf; false where there is none. */
-static bool cpuinfo_field(const char *key, char *buf, size_t len)
+bool nn_cpuinfo_field(const char *key, char *buf, size_t len)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return false;
@@ -35,8 +33,8 @@ void nn_cpu_model(char *buf, size_t len)
 {
     if (!len) return;
     char name[256], family[32], model[32];
-    if (!cpuinfo_field("model name", name, sizeof name)) snprintf(name, sizeof name, "unknown CPU");
-    if (cpuinfo_field("cpu family", family, sizeof family) && cpuinfo_field("model", model, sizeof model))
+    if (!nn_cpuinfo_field("model name", name, sizeof name)) snprintf(name, sizeof name, "unknown CPU");
+    if (nn_cpuinfo_field("cpu family", family, sizeof family) && nn_cpuinfo_field("model", model, sizeof model))
         snprintf(buf, len, "%s (family %s, model %s)", name, family, model);
     else
         snprintf(buf, len, "%s", name);

@@ -4,7 +4,12 @@
  * (src/train/README.md: a run's steps follow its CPU's SGD speed), so every report names them. */
 #ifndef NN_CPU_INFO_H
 #define NN_CPU_INFO_H
+#include <stdbool.h>
 #include <stddef.h>
+
+/* The value of the first /proc/cpuinfo line whose key is `key` ("model name", "cpu MHz"), blanks
+ * around it cut, into buf (cut to len); false where there is no such line or no /proc/cpuinfo. */
+bool nn_cpuinfo_field(const char *key, char *buf, size_t len);
 
 /* The model name, or "unknown CPU" where /proc/cpuinfo has none, with the family and model numbers
  * where it has them (x86): "AMD EPYC (family 25, model 1)"; into buf (cut to len). */
