@@ -137,6 +137,24 @@ static bool json_str(const char *line, const char *key, char *out, size_t n) {
     return true;
 }
 
+/* The next move of a normalized .jsonl line's "moves" array ([player, "text"] pairs), passing over
+ * "resign" and "wintime"; *cur starts NULL.  false after the last move (or with no array). */
+static bool next_notation_move(const char *line, const char **cur, int *player, char *text, size_t n) {
+    if (!*cur) {
+        if (!(*cur = strstr(line, "\"moves\":["))) return false;
+        *cur += 9;
+    }
+    for (const char *s; (s = strchr(*cur, '[')) != NULL;) {
+        const char *q = strchr(s, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+        if (!e) return false;
+        *player = atoi(s + 1);
+        snprintf(text, n, "%.*s", (int)(e - q - 1), q + 1);
+        *cur = e + 1;
+        if (strcmp(text, "resign") && strcmp(text, "wintime")) return true;
+    }
+    return false;
+}
+
 /* ---- tests ---------------------------------------------------------------------------------- */
 /* g (read from the archive file named path) written as SGF and read back is the same game: board,
  * variant, first player, start, turns, final position (that of a game resigned or lost on time in
@@ -220,15 +238,9 @@ START_TEST(every_turn_is_generated) {
             zz_pos p = g.start;
             TH_CHECK(p.to_move == first, "%s: first player", gpath);
             int t = 0;
-            for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
-                int player = atoi(s + 1);
-                const char *q = strchr(s, '"');
-                if (!q) break;
-                const char *e = strchr(q + 1, '"');
-                char text[ZZ_NOTATION_MAX];
-                snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
-                s = e + 1;
-                if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+            int player;
+            char text[ZZ_NOTATION_MAX];
+            for (const char *cur = NULL; next_notation_move(line, &cur, &player, text, sizeof text);) {
                 TH_CHECK(player == p.to_move, "%s turn %d: mover", gpath, t + 1);
                 zz_move mv[ZZ_MAX_CHAIN];
                 zz_pos after;
@@ -318,14 +330,9 @@ START_TEST(handicap_games) {
         zz_game g;
         TH_CHECK(zz_sgf_read_file(sgf, &g, err, sizeof err) == 0, "%s", err);
         int t = 0;
-        for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
-            const char *q = strchr(s, '"');
-            if (!q) break;
-            const char *e = strchr(q + 1, '"');
-            char text[ZZ_NOTATION_MAX];
-            snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
-            s = e + 1;
-            if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+        int player;
+        char text[ZZ_NOTATION_MAX];
+        for (const char *cur = NULL; next_notation_move(line, &cur, &player, text, sizeof text);) {
             TH_CHECK(t < g.nturns, "%s: more turns in the notation than in the replay", gpath);
             const char *c1 = strchr(text, ',');
             if (c1 && strchr(c1 + 1, ',')) folded++;
@@ -465,14 +472,9 @@ START_TEST(extreme_games) {
         zz_xx_game g;
         TH_CHECK(zz_xx_read_file(sgf, &g, err, sizeof err) == 0, "%s", err);
         int t = 0;
-        for (const char *s = strstr(line, "\"moves\":[") + 9; (s = strstr(s, "[")) != NULL;) {
-            const char *q = strchr(s, '"');
-            if (!q) break;
-            const char *e = strchr(q + 1, '"');
-            char text[ZZ_NOTATION_MAX];
-            snprintf(text, sizeof text, "%.*s", (int)(e - q - 1), q + 1);
-            s = e + 1;
-            if (!strcmp(text, "resign") || !strcmp(text, "wintime")) continue;
+        int player;
+        char text[ZZ_NOTATION_MAX];
+        for (const char *cur = NULL; next_notation_move(line, &cur, &player, text, sizeof text);) {
             TH_CHECK(t < g.nturns, "%s: more turns in the notation than in the replay", gpath);
             if (text[0] == '?') setup++;
             else TH_CHECK(!strcmp(g.text[t], text), "%s turn %d: replay %s, archive %s", gpath, t + 1, g.text[t], text);
