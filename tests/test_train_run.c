@@ -208,6 +208,36 @@ START_TEST(lr_tail_lowers_the_last_steps) {
 }
 END_TEST
 
+/* --sgd-threads-held: a run far behind its ratio (self-play held for most steps) counts its held
+ * steps among the session's, and leaves the caller's OpenMP threads as they were. */
+START_TEST(sgd_threads_held_counts_and_restores) {
+    fresh_dir("held");
+    tr_run_config c;
+    tiny(&c);
+    c.max_steps = 30;
+    c.train_ratio = 50;                 /* 50 trained per generated: training is always behind */
+    c.sgd_threads_held = 2;
+    int outside = nn_omp_threads();
+    nn_omp_set_threads(1);              /* so that held steps do widen, whatever OMP_NUM_THREADS says */
+    int before = nn_omp_threads();
+    tr_run_result r;
+    char err[512];
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.steps, 30);
+    ck_assert_int_eq(r.session_steps, 30);
+    ck_assert_msg(r.held_steps > 0 && r.held_steps <= 30, "held steps %ld of 30", r.held_steps);
+    ck_assert_int_eq(nn_omp_threads(), before);
+    c.max_steps = 40;                   /* resumed: the session's own steps only */
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.session_steps, 10);
+    ck_assert_int_eq(nn_omp_threads(), before);
+    nn_omp_set_threads(outside);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* --init: a fresh run starts from given weights (their architecture, whatever blocks/channels
  * say unless given), refuses a folder holding a run, carries a network of another board over
  * (transfer.h), grows it to a larger --channels (grow.h) and refuses a smaller one. */
@@ -614,6 +644,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, init_from_weights);
     tcase_add_test(tc, lr_tail_boundaries);
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);
+    tcase_add_test(tc, sgd_threads_held_counts_and_restores);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
     tcase_add_test(tc, train_tool_selfplay_precision);
     tcase_add_test(tc, train_tool_resumes_with_its_recipe);

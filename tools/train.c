@@ -40,6 +40,8 @@ static void usage(FILE *f) {
             "  --eval-threads N     self-play evaluator threads, a copy of the network each (default 2 on\n"
             "                       a CPU with 2 or more cores: x1.5 positions/s on 2 cores; with a GPU\n"
             "                       4 on 8+ cores (x3.1 evaluations/s on an H200), else 1; 1 with --mpi)\n"
+            "  --sgd-threads-held N CPU SGD on N OpenMP threads while self-play waits for training (its\n"
+            "                       evaluators idle then); else on OpenMP's own (default 0: always those)\n"
             "  --lr X               learning rate (default 0.02)\n"
             "  --lr-tail F          the last F of the session (of --minutes, else of --steps) trains\n"
             "                       at lr x --lr-tail-factor (default %.2g; 0 = constant lr)\n"
@@ -163,6 +165,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     INT_OPT("--games-in-flight", 1, 100000, c->sp.games_in_flight)
     INT_OPT("--threads", 1, 256, c->sp.threads)
     INT_OPT("--eval-threads", 1, 64, c->sp.eval_threads)
+    INT_OPT("--sgd-threads-held", 0, 256, c->sgd_threads_held)
     INT_OPT("--batch", 1, 65536, c->batch)
     INT_OPT("--window", 100, 100000000, c->window)
     INT_OPT("--min-samples", 1, 100000000, c->min_samples)
@@ -311,6 +314,10 @@ int main(int argc, char **argv) {
            c.out, r.steps, r.generation, r.best_generation, r.games, r.session_games, r.session_samples, r.evals,
            r.sp.resigned, r.sp.false_resign, r.sp.calib_would_resign, 100 * fr,
            g_stop ? "; stopped by signal: run again to resume" : "");
+    if (r.session_steps)
+        printf("zertz train: %ld of this session's %ld SGD steps (%.0f%%) ran while self-play waited for training%s\n",
+               r.held_steps, r.session_steps, 100.0 * (double)r.held_steps / (double)r.session_steps,
+               c.sgd_threads_held > 1 ? " (on --sgd-threads-held threads)" : "");
     if (r.sp.ab_games)
         printf("zertz train: against the alpha-beta opponent (depth %d): %lld games this session, the network "
                "won %lld, drew %lld, lost %lld\n", c.sp.ab_depth, r.sp.ab_games, r.sp.ab_wins, r.sp.ab_draws,

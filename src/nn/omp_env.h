@@ -13,4 +13,10 @@
  * only when it was already set, or when the re-execution failed: then OpenMP keeps its default). */
 void nn_omp_single_thread(char **argv);
 
+/* OpenMP threads for the calling thread's next parallel regions (its nthreads ICV: other threads
+ * keep theirs): nn_omp_threads reads it, nn_omp_set_threads sets it (n >= 1).  Without OpenMP: 1,
+ * and nothing. */
+int nn_omp_threads(void);
+void nn_omp_set_threads(int n);
+
 #endif

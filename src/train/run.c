@@ -18,6 +18,7 @@
 #include "mcts/match.h"
 #include "nn/checkpoint.h"
 #include "nn/cpu_info.h"
+#include "nn/omp_env.h"
 #include "train/pretrain.h"
 #include <math.h>
 #include <stdlib.h>
@@ -217,12 +218,16 @@ static void loop_begin(run_ctx *x) {
     mt->tty = isatty(1);
     mt->status_every = mt->tty ? c->status_every : fmax(c->status_every, 30.0);
     mt->pl_ema = mt->vl_ema = NAN;
+    x->omp_base = nn_omp_threads();
     if (c->quiet) return;
     printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d evaluator thread%s, "
            "%d sims (fast %d, full %.0f%%), batch %d, ratio %.1f, window %d%s\n",
            c->out, zz_board_get(c->sp.board)->rings, x->tr.model->cfg.blocks, x->tr.model->cfg.channels,
            c->sp.games_in_flight, c->sp.eval_threads, c->sp.eval_threads == 1 ? "" : "s", c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
            c->train_ratio, c->window, x->res->resumed ? " (resumed)" : "");
+    if (c->sgd_threads_held > x->omp_base)
+        printf("  SGD on %d OpenMP threads while self-play waits for training, else %d\n", c->sgd_threads_held,
+               x->omp_base);
     if (x->res->resumed)
         printf("  resumed at step %ld, generation %d, %lld samples in %d-sample window (%lld ever)\n", x->st.steps,
                x->st.generation, (long long)x->rb.count, c->window, x->rb.total);
@@ -325,6 +330,17 @@ static int refresh(run_ctx *x, bool refresh_now, char *err, size_t errlen) {
     return 0;
 }
 
+/* One SGD step on the replay buffer: on sgd_threads_held OpenMP threads while self-play is held
+ * (its evaluators idle then, leaving their cores to SGD), else on the process's own.  0, or -1
+ * with a message. */
+static int sgd_step(run_ctx *x, nn_loss_parts *lp, char *why, size_t n) {
+    bool wide = x->held && x->c->sgd_threads_held > x->omp_base;
+    if (wide) nn_omp_set_threads(x->c->sgd_threads_held);
+    int rc = tr_trainer_step(&x->tr, &x->rb, lp, NULL, why, n);
+    if (wide) nn_omp_set_threads(x->omp_base);
+    return rc;
+}
+
 /* One SGD step, its losses counted; a generation boundary when the step count reaches one; the
  * refresh every refresh_every steps (and at each generation).  0, or -1 with a message. */
 static int train_step(run_ctx *x, char *err, size_t errlen) {
@@ -333,9 +349,11 @@ static int train_step(run_ctx *x, char *err, size_t errlen) {
     char why[512];
     x->res->last_lr = nn_sgd_lr(&x->tr.sgd, x->tr.sgd.step);
     nn_loss_parts lp;
-    if (tr_trainer_step(&x->tr, &x->rb, &lp, NULL, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); return -1; }
+    if (sgd_step(x, &lp, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); return -1; }
     if (mt->t_first_step == 0) mt->t_first_step = mcts_now_s();
     x->st.steps++;
+    x->res->session_steps++;
+    x->res->held_steps += x->held;
     x->st.trained += c->batch;
     mt->pl_sum += lp.policy; mt->vl_sum += lp.value; mt->loss_n++;
     mt->pl_ema = isnan(mt->pl_ema) ? lp.policy : 0.95 * mt->pl_ema + 0.05 * lp.policy;

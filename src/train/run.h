@@ -63,6 +63,8 @@ typedef struct {
     double lr_tail;            /* the last lr_tail of the session's budget (--minutes, else --steps) */
     double lr_tail_factor;     /* ... trains at lr × lr_tail_factor (lr_tail 0: constant lr) */
     int batch;
+    int sgd_threads_held;      /* OpenMP threads of a CPU SGD step while self-play is held (the
+                                * evaluators idle then); at other times OpenMP's own (0: always those) */
     double train_ratio;        /* samples trained per sample generated */
     double value_weight;
     int window;                /* replay window (samples) */
@@ -102,6 +104,8 @@ typedef struct {
     tr_selfplay_stats sp;      /* this session's self-play */
     long long evals;           /* network evaluations this session */
     double last_lr;            /* the learning rate of the session's last SGD step (0: none) */
+    long session_steps;        /* SGD steps this session ... */
+    long held_steps;           /* ... of which while self-play was held (waiting for training) */
     int resumed;
 } tr_run_result;
 

@@ -55,6 +55,7 @@ typedef struct {
     bool refresh_pending;      /* new weights wait for the live evaluator to take them */
     bool ready;                /* the window holds min_samples: training may run */
     bool held;                 /* self-play (here and on the ranks) is held: training is behind the ratio */
+    int omp_base;              /* the process's OpenMP threads (the loop reads them at its start) */
     bool in_tail;              /* the session's learning-rate tail has begun */
     run_meter meter;
 } run_ctx;
