@@ -1230,6 +1230,25 @@ START_TEST(input_splits_turns) {
 }
 END_TEST
 
+/* A long run of jump turns that never read as a chain is refused at its first turn, in time
+ * linear in its length: the joining stops at ZZ_MAX_CHAIN jumps (100,000 of them took minutes
+ * when every later jump was joined and re-read; the case's timeout is the check). */
+START_TEST(input_long_jump_runs_are_refused_fast) {
+    enum { TURNS = 100000 };
+    char *text = malloc(TURNS * 7 + 1), err[512];
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < TURNS; i++) memcpy(text + 7 * i, "x a1b2;", 7);
+    text[TURNS * 7] = 0;
+    zz_game g;
+    ck_assert_int_ne(rd_load_notation(text, 37, &g, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "turn 1") != NULL, "%s", err);
+    zz_game_free(&g);
+    ck_assert_int_ne(rd_load_notation(text, 0, &g, err, sizeof err), 0);   /* every board tried */
+    zz_game_free(&g);
+    free(text);
+}
+END_TEST
+
 START_TEST(input_replays_and_reports) {
     zz_game g;
     char err[512];
@@ -1512,6 +1531,7 @@ static Suite *render_suite(void) {
     t = tcase_create("input");
     tcase_add_test(t, input_splits_turns);
     tcase_add_test(t, input_replays_and_reports);
+    tcase_add_test(t, input_long_jump_runs_are_refused_fast);
     suite_add_tcase(s, t);
     t = tcase_create("tool");
     tcase_set_timeout(t, 60);

@@ -146,6 +146,35 @@ int rd_split_turns(const char *text, char ***turns, char *err, size_t errlen) {
     return out.n;
 }
 
+/* A chain written jump by jump ("x a1c1", "x c1e1", ...): turns[i] and the "x <from><to>..."
+ * turns after it joined one at a time (each later one without its start cell) until the joined
+ * text reads as a turn from pos; at most ZZ_MAX_CHAIN jumps, so the work stays linear in the
+ * input.  The turn's decision count (moves filled) and *used the last turn joined; -1 when no
+ * join reads. */
+static int join_jumps(const zz_pos *pos, char **turns, int i, int n, zz_move *moves, int *used) {
+    int last = i;
+    size_t cap = strlen(turns[i]) + 1;
+    for (int j = i + 1; j < n && j - i < ZZ_MAX_CHAIN && turns[j][0] == 'x'; j++) { cap += strlen(turns[j]); last = j; }
+    char *joined = malloc(cap), why[256];
+    if (!joined) return -1;
+    size_t len = strlen(turns[i]);
+    memcpy(joined, turns[i], len + 1);
+    int k = -1;
+    for (int j = i + 1; j <= last && k < 0; j++) {
+        const char *r = turns[j] + 1;
+        while (*r == ' ') r++;
+        while (isalpha((unsigned char)*r)) r++;          /* skip the start cell */
+        while (isdigit((unsigned char)*r)) r++;
+        size_t rl = strlen(r);
+        memcpy(joined + len, r, rl + 1);
+        len += rl;
+        k = zz_turn_from_text(pos, joined, moves, NULL, why, sizeof why);
+        if (k >= 0) *used = j;
+    }
+    free(joined);
+    return k;
+}
+
 /* Replay the turns on a board; returns the number of turns that went in (n when all did). */
 static int replay(char **turns, int n, zz_board_kind kind, zz_game *g, char *err, size_t errlen) {
     zz_game_init(g, kind);
@@ -153,26 +182,10 @@ static int replay(char **turns, int n, zz_board_kind kind, zz_game *g, char *err
     char why[256];
     for (int i = 0; i < n; i++) {
         int k = zz_turn_from_text(&g->final, turns[i], moves, NULL, why, sizeof why);
-        /* a chain written jump by jump: join the following "x <from>..." jumps onto it */
         int used = i;
         if (k < 0 && turns[i][0] == 'x') {
-            size_t cap = strlen(turns[i]) + 1;
-            for (int j = i + 1; j < n && turns[j][0] == 'x'; j++) cap += strlen(turns[j]);
-            char *joined = malloc(cap);
-            if (joined) {
-                strcpy(joined, turns[i]);
-                for (int j = i + 1; j < n && turns[j][0] == 'x' && k < 0; j++) {
-                    const char *r = turns[j] + 1;
-                    while (*r == ' ') r++;
-                    while (isalpha((unsigned char)*r)) r++;          /* skip the start cell */
-                    while (isdigit((unsigned char)*r)) r++;
-                    strcat(joined, r);
-                    char why2[256];
-                    k = zz_turn_from_text(&g->final, joined, moves, NULL, why2, sizeof why2);
-                    if (k >= 0) used = j;
-                }
-                free(joined);
-            }
+            int kj = join_jumps(&g->final, turns, i, n, moves, &used);
+            if (kj >= 0) k = kj;
         }
         if (k < 0 || zz_game_add_turn(g, moves, k, why, sizeof why) != 0) {
             snprintf(err, errlen, "turn %d: %s", g->nturns + 1, why);
