@@ -342,7 +342,8 @@ START_TEST(notation_errors) {
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
     const char *bad[] = { "", "Wd8,d1", "Wh1,d1", "Qd4,d1", "Wd4,d4", "Wd4,d3", "Wd4", "x d4d6", "Wd4,d1 junk",
-                          "Wd4,d1 x Wa1", "\x01\x02\xff", "W", "Wd", "x", "x d1", "Wd4,,d1", "d4", "W d4,d1" };
+                          "Wd4,d1 x Wa1", "\x01\x02\xff", "W", "Wd", "x", "x d1", "Wd4,,d1", "d4", "W d4,d1",
+                          "Wd4,d1;Gc3,a1", "Wd4,d1 ;\n Gc3,a1", "Wd4,d1\nGc3,a1", "Wd4,d1; junk" };   /* one turn only */
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
         zz_move mv[ZZ_MAX_CHAIN];
         char err[256] = "";
@@ -356,6 +357,11 @@ START_TEST(notation_errors) {
     ck_assert_int_lt(zz_turn_from_text(&p, "x d1Gd3", mv, NULL, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(err, "jump again"));
     ck_assert_int_lt(zz_turn_from_text(&p, "x d1Wd3Wd5", mv, NULL, err, sizeof err), 0);   /* wrong colour */
+    /* separators after the one turn are allowed, with nothing after them */
+    zz_pos_init(&p, ZZ_B37);
+    ck_assert_int_eq(zz_turn_from_text(&p, "Wd4,d1 ;\r\n", mv, NULL, err, sizeof err), 1);
+    ck_assert_int_lt(zz_turn_from_text(&p, "Wd4,d1;Gc3,a1", mv, NULL, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "'Gc3,a1' after the turn") != NULL, "%s", err);
 }
 END_TEST
 

@@ -198,8 +198,10 @@ static int parse_moves(const zz_pos *p0, const char *text, zz_move *moves, zz_po
         }   /* a turn written without its isolation suffix is still accepted */
     }
     s = skip_space(s);
-    if (*s && *s != ';' && *s != '\n' && *s != '\r') {
-        set_err(err, errlen, "'%s': unexpected text '%s'", text, s);
+    const char *end = s + strspn(s, " \t;\n\r");        /* a turn may end with separators ... */
+    if (*end) {                                         /* ... and nothing after them: one turn */
+        set_err(err, errlen, "'%s': unexpected text '%s'%s", text, end,
+                end > s ? " after the turn (one turn at a time)" : "");
         return -1;
     }
     if (out) *out = q;
