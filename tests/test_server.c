@@ -200,6 +200,92 @@ START_TEST(bad_requests_get_4xx) {
 }
 END_TEST
 
+/* A POST with a body of the given Content-Type (NULL: none); the status. */
+static int post_typed(const char *path, const char *type, const char *body) {
+    int fd = connect_local();
+    char head[512];
+    int n = snprintf(head, sizeof head, "POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s%s%sContent-Length: %zu\r\n\r\n",
+                     path, type ? "Content-Type: " : "", type ? type : "", type ? "\r\n" : "", strlen(body));
+    send_all(fd, head, (size_t)n);
+    send_all(fd, body, strlen(body));
+    reply r = read_reply(fd);
+    free(r.raw);
+    return r.status;
+}
+
+/* Bodies are one JSON value sent as JSON: another media type is a 415 (a page on another site
+ * could send a form or text/plain without asking), trailing text and NUL characters a 400. */
+START_TEST(json_bodies_only) {
+    start(30);
+    const char *ok = "{\"rings\": 37, \"human\": null}";
+    ck_assert_int_eq(post_typed("/api/games", "text/plain", ok), 415);
+    ck_assert_int_eq(post_typed("/api/games", "application/x-www-form-urlencoded", ok), 415);
+    ck_assert_int_eq(post_typed("/api/games", NULL, ok), 415);
+    ck_assert_int_eq(post_typed("/api/games", "application/jsonp", ok), 415);
+    ck_assert_int_eq(post_typed("/api/games", "Application/JSON; charset=utf-8", ok), 201);
+    ck_assert_int_eq(post_typed("/api/games", "application/json", "{\"rings\": 37} trailing {{{"), 400);
+    ck_assert_int_eq(post_typed("/api/games", "application/json", "{\"rings\": 37} \r\n"), 201);
+    char id[32], p[128];
+    new_game_id("{\"human\": null}", id);
+    path_of(p, sizeof p, id, "move");
+    cJSON_Delete(expect("POST", p, "{\"move\": \"Wd4,a1\\u0000 more\"}", 400));
+    cJSON_Delete(expect("POST", p, "{\"move\": \"Wd4,a1;Gc3,a2\"}", 400));        /* one turn at a time */
+    path_of(p, sizeof p, id, NULL);
+    cJSON *s = expect("GET", p, NULL, 200);
+    ck_assert_int_eq(cJSON_GetObjectItem(s, "ply")->valueint, 0);
+    cJSON_Delete(s);
+    stop();
+}
+END_TEST
+
+/* A resignation in the middle of a capture chain: the SGF keeps the jumps made and the Resign
+ * (read back: the same final position, resigned), and the first undo takes back only the
+ * resignation. */
+START_TEST(resign_mid_chain) {
+    start(30);
+    char id[32], p[128], body[128];
+    new_game_id("{\"rings\": 37, \"human\": null}", id);
+    static const char *const moves[] = { "Wg2,g3", "Be1,c1", "Bd4,b1", "Wc5,d7", "Ba2,a4", "Bd2,g1", "x e1Bc2",
+                                         "Bf2,b5", "x g2Be2", "Bd3,e6", "x e2Bc3" };
+    path_of(p, sizeof p, id, "move");
+    for (unsigned i = 0; i < sizeof moves / sizeof *moves; i++) {
+        snprintf(body, sizeof body, "{\"move\": \"%s\"}", moves[i]);
+        cJSON_Delete(expect("POST", p, body, 200));
+    }
+    path_of(p, sizeof p, id, NULL);
+    cJSON *s = expect("GET", p, NULL, 200);
+    ck_assert_msg(cJSON_IsString(cJSON_GetObjectItem(s, "chain")), "no chain under way");
+    int ply = cJSON_GetObjectItem(s, "ply")->valueint;
+    cJSON_Delete(s);
+    path_of(p, sizeof p, id, "resign");
+    cJSON_Delete(expect("POST", p, NULL, 200));
+    path_of(p, sizeof p, id, "sgf");
+    reply r = request("GET", p, NULL);
+    ck_assert_int_eq(r.status, 200);
+    zz_game rg;
+    char err[512];
+    ck_assert_msg(zz_sgf_parse(r.body, strlen(r.body), &rg, err, sizeof err) == 0, "%s\n%s", err, r.body);
+    ck_assert_int_eq(rg.end, ZZ_END_RESIGN);
+    ck_assert_int_eq(rg.unfinished.njumps, 1);
+    ck_assert_int_eq(rg.winner, 1);                               /* P0 was jumping: P1 wins */
+    zz_pos want = rg.start;
+    for (int i = 0; i < rg.nturns; i++)
+        for (int k = 0; k < rg.turns[i].nmoves; k++) zz_apply(&want, rg.turns[i].moves[k], NULL);
+    zz_apply(&want, rg.unfinished.jumps[0], NULL);                /* the jump the final position counts */
+    for (int c = 0; c < 3; c++) ck_assert_int_eq(rg.final.cap[0][c], want.cap[0][c]);
+    ck_assert_int_eq(rg.final.cap[0][2], 3);                      /* three black marbles: e1, g2, e2 */
+    zz_game_free(&rg);
+    free(r.raw);
+    path_of(p, sizeof p, id, "undo");
+    s = expect("POST", p, "{\"turns\": 1}", 200);
+    ck_assert(!cJSON_IsTrue(cJSON_GetObjectItem(s, "over")));
+    ck_assert_int_eq(cJSON_GetObjectItem(s, "ply")->valueint, ply);          /* the jump stays */
+    ck_assert(cJSON_IsString(cJSON_GetObjectItem(s, "chain")));
+    cJSON_Delete(s);
+    stop();
+}
+END_TEST
+
 START_TEST(huge_body_is_refused) {
     start(30);
     int fd = connect_local();
@@ -450,6 +536,8 @@ static Suite *suite(void) {
     tcase_add_test(t, handicap_and_options);
     tcase_add_test(t, bad_requests_get_4xx);
     tcase_add_test(t, huge_body_is_refused);
+    tcase_add_test(t, json_bodies_only);
+    tcase_add_test(t, resign_mid_chain);
     tcase_add_test(t, page_files_only);
     tcase_add_test(t, thousand_requests_at_once);
     tcase_add_test(t, games_do_not_wait_for_each_other);

@@ -363,6 +363,7 @@ int sv_game_undo(sv_game *g, const cJSON *body, cJSON **out) {
     int st = lock_for_change(g, out);
     if (st) return st;
     if (g->resigned) { g->resigned = false; want--; }
+    if (want == 0) { st = state_answer(g, 200, out); goto done; }      /* only the resignation */
     const zz_move *moves;
     int n = ze_session_history(g->session, &moves), pending;
     zz_game rec;
@@ -392,6 +393,21 @@ int sv_game_resign(sv_game *g, cJSON **out) {
     return st;
 }
 
+/* rec ended by its mover's resignation, after the first `pending` jumps of a chain (none: between
+ * turns): the final position counts them (RULES.md §5.10), and the SGF writes them before the
+ * Resign (zz_part_turn). */
+static void resigned_record(zz_game *rec, const zz_move *jumps, int pending) {
+    memset(&rec->unfinished, 0, sizeof rec->unfinished);
+    for (int i = 0; i < pending && i < ZZ_MAX_CHAIN; i++) {
+        rec->unfinished.jumps[rec->unfinished.njumps++] = jumps[i];
+        zz_apply(&rec->final, jumps[i], NULL);
+    }
+    rec->final.chain = ZZ_NO_CELL;
+    zz_resign(&rec->final);
+    rec->end = ZZ_END_RESIGN;
+    rec->winner = rec->final.winner;
+}
+
 int sv_game_sgf(sv_game *g, char **sgf, cJSON **out) {
     *sgf = NULL;
     int st = lock_for_change(g, out);
@@ -406,8 +422,9 @@ int sv_game_sgf(sv_game *g, char **sgf, cJSON **out) {
     if (g->handicap) snprintf(rec.variant, sizeof rec.variant, "%s", ZZ_VARIANT_HANDICAP);
     for (int k = 0; k < 2; k++) snprintf(rec.player_name[k], sizeof rec.player_name[k], "%s", g->names[k]);
     snprintf(rec.game_name, sizeof rec.game_name, "zertz-%s", g->entry.id);
-    if (g->resigned && !pending) { zz_resign(&rec.final); rec.end = ZZ_END_RESIGN; rec.winner = rec.final.winner; }
-    else if (zz_over(&rec.final)) { rec.end = (zz_end)rec.final.end; rec.winner = rec.final.winner; }
+    if (g->resigned) {
+        resigned_record(&rec, moves + n - pending, pending);
+    } else if (zz_over(&rec.final)) { rec.end = (zz_end)rec.final.end; rec.winner = rec.final.winner; }
     if (!(f = open_memstream(sgf, &len)) || zz_sgf_write(f, &rec) != 0) { st = 500; *out = sv_error("cannot write the SGF"); }
     if (f) fclose(f);
     zz_game_free(&rec);

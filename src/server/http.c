@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,13 +197,47 @@ static enum MHD_Result send_stream(sv_server *s, struct MHD_Connection *c, sv_an
 }
 
 /* ---- requests -------------------------------------------------------------------------------- */
+
+/* Whether a body's media type (the Content-Type header, parameters allowed) is JSON.  Only JSON
+ * is taken: a page on another site can send a form or text/plain to this server without asking
+ * the browser first (no CORS pre-flight), but not application/json. */
+static bool is_json_type(const char *type) {
+    if (!type) return false;
+    size_t n = strlen("application/json");
+    return !strncasecmp(type, "application/json", n) && (type[n] == 0 || type[n] == ';' || type[n] == ' ');
+}
+
+/* The request body parsed: NULL with *why set when it is not one JSON value (trailing text after
+ * it, a raw NUL byte, or a \u0000 escape, which would cut a string short unseen). */
+static cJSON *parse_body(const char *body, size_t len, const char **why) {
+    *why = "the body is not valid JSON";
+    if (memchr(body, 0, len)) return NULL;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (body[i] != '\\') continue;
+        if (body[i + 1] == 'u' && i + 5 < len && !memcmp(body + i + 2, "0000", 4)) {
+            *why = "the body holds a \\u0000 (a NUL character): not allowed in any string";
+            return NULL;
+        }
+        i++;                                        /* the escaped character */
+    }
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(body, len, &end, false);
+    if (!o) return NULL;
+    while (end < body + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) end++;
+    if (end == body + len) { *why = NULL; return o; }
+    *why = "the body has text after its JSON value";
+    cJSON_Delete(o);
+    return NULL;
+}
+
 static enum MHD_Result answer_api(sv_server *s, struct MHD_Connection *c, const char *url, const char *method, request *rq) {
     cJSON *body = NULL;
     const char *body_error = NULL;
     if (rq->too_large) return send_error(c, 413, "the request body is larger than 1 MiB");
     if (rq->len) {
-        body = cJSON_ParseWithLength(rq->body, rq->len);
-        if (!body) body_error = "the body is not valid JSON";
+        const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!is_json_type(type)) return send_error(c, 415, "the body must be JSON, sent as Content-Type: application/json");
+        body = parse_body(rq->body, rq->len, &body_error);
     }
     sv_answer a;
     sv_api_handle(&s->api, method, url, body, body_error, &a);
