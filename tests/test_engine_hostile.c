@@ -315,6 +315,10 @@ START_TEST(hostile_arguments) {
         "options get nothing", "options set", "position zpos:37:", "position zpos:37:....:6,8,10:0,0,0:0,0,0:0:-:0",
         "position sgf /nonexistent/zertz.sgf", "position sgf /", "position sgf /dev/null", "position sgf",
         "position startpos 99", "play x", "play x d1", "play Wz9,a1", "play Wd4,d4",
+        /* budgets beyond the agents' limits, fractions of a simulation, board numbers that wrap */
+        "bestmove time 1e12", "bestmove time 3600001", "bestmove sims 0.5", "bestmove sims 1.9",
+        "bestmove sims 2000000001", "options set time 1e15", "options set sims 2.5", "options set seed 1.5",
+        "newgame 4294967333", "position startpos 4294967344", "play Wd4,a1;Gc3,a2",
     };
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) add(&s, BAD[i], A_ERR);
     char *longgame = malloc(8192);

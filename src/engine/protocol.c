@@ -6,7 +6,9 @@
 #include "game/notation.h"
 #include "game/posstr.h"
 #include "game/sgf.h"
+#include "mcts/agent.h"
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,7 +129,7 @@ static void cmd_newgame(ze_protocol *s, const char *arg, FILE *out) {
     else if (k >= 1) {
         char *end;
         long v = strtol(a, &end, 10);
-        if (*end || !zz_board_for_rings((int)v)) { fail(out, "newgame: board must be 37, 48 or 61, not '%s'", a, NULL); return; }
+        if (*end || v < 1 || v > 61 || !zz_board_for_rings((int)v)) { fail(out, "newgame: board must be 37, 48 or 61, not '%s'", a, NULL); return; }
         rings = (int)v;
         if (k >= 2) {
             if (strcmp(b, "handicap") != 0 || k != 3) { fail(out, "newgame: expected 'newgame [37|48|61] [handicap P:W,G,B]', not '%s'", arg, NULL); return; }
@@ -192,6 +194,19 @@ static void cmd_validmoves(ze_protocol *s, FILE *out) {
     ok(out);
 }
 
+/* A search budget: "sims" a whole number from 1 (0 too where zero_ok: the agent's own) to
+ * MCTS_PUCT_MAX_SIMS, "time" milliseconds above 0 (or 0 where zero_ok) to MCTS_MAX_MOVE_MS. */
+static bool budget_ok(const char *kind, double v, bool zero_ok) {
+    if (!(v >= 0) || (v == 0 && !zero_ok)) return false;
+    if (!strcmp(kind, "sims")) return v == floor(v) && v <= (double)MCTS_PUCT_MAX_SIMS;
+    return v <= MCTS_MAX_MOVE_MS;
+}
+
+static const char *budget_range(const char *kind) {
+    return !strcmp(kind, "sims") ? "sims must be a whole number from 1 to 2000000000"
+                                 : "time must be a number of milliseconds above 0, at most 3600000 (an hour)";
+}
+
 static void cmd_bestmove(ze_protocol *s, const char *arg, FILE *out) {
     const zz_pos *pos = ze_session_position(s->game);
     if (zz_over(pos)) { fail(out, "bestmove: the game is over", NULL, NULL); return; }
@@ -201,11 +216,11 @@ static void cmd_bestmove(ze_protocol *s, const char *arg, FILE *out) {
         char kw[16];
         double v;
         int used = 0;
-        if (sscanf(arg, "%15s %lf %n", kw, &v, &used) < 2 || arg[used] || !(v > 0 && v <= 1e12) ||
-            (strcmp(kw, "sims") && strcmp(kw, "time"))) {
+        if (sscanf(arg, "%15s %lf %n", kw, &v, &used) < 2 || arg[used] || (strcmp(kw, "sims") && strcmp(kw, "time"))) {
             fail(out, "bestmove: expected 'sims N' or 'time MS', not '%s'", arg, NULL);
             return;
         }
+        if (!budget_ok(kw, v, false)) { fail(out, "bestmove: %s", budget_range(kw), NULL); return; }
         if (!strcmp(kw, "sims")) { sims = (uint64_t)v; time_ms = 0; }
         else { time_ms = v; sims = 0; }
     }
@@ -263,7 +278,7 @@ static void cmd_position(ze_protocol *s, const char *arg, FILE *out) {
         if (isdigit((unsigned char)*p)) {
             char *end;
             long v = strtol(p, &end, 10);
-            if (!zz_board_for_rings((int)v)) { fail(out, "position: the board must be 37, 48 or 61, not '%s'", p, NULL); goto done; }
+            if (v < 1 || v > 61 || !zz_board_for_rings((int)v)) { fail(out, "position: the board must be 37, 48 or 61, not '%s'", p, NULL); goto done; }
             rings = (int)v;
             p = end;
             while (isspace((unsigned char)*p)) p++;
@@ -338,7 +353,11 @@ static void cmd_options(ze_protocol *s, const char *arg, FILE *out) {
     } else if (!strcmp(name, "seed") || !strcmp(name, "sims") || !strcmp(name, "time")) {
         char *end;
         double v = strtod(value, &end);
-        if (*end || !(v >= 0 && v <= 1e15)) { fail(out, "options: %s must be a number from 0 to 1e15", name, NULL); return; }
+        if (*end || !(v >= 0 && v <= 1e15) || (!strcmp(name, "seed") && v != floor(v))) {
+            fail(out, "options: %s must be a whole number from 0 to 1e15", name, NULL);
+            return;
+        }
+        if (strcmp(name, "seed") && !budget_ok(name, v, true)) { fail(out, "options: %s (or 0)", budget_range(name), NULL); return; }
         if (!strcmp(name, "seed")) { if (ze_session_set_seed(s->game, (uint64_t)v, err, sizeof err) != 0) { fail(out, "options: %s", err, NULL); return; } }
         else if (!strcmp(name, "sims")) s->sims = (uint64_t)v;
         else s->time_ms = v;

@@ -74,7 +74,7 @@ typedef struct agent_option {
 static const agent_option OPTIONS[] = {
     { "threads", FOR_BOTH, 1, 256, true, "search threads (1: deterministic for a seed)" },
     { "seed", FOR_ALL, 0, 9007199254740992.0, true, "mixed into every game's seed" },
-    { "time", FOR_ALL, 0, 3.6e6, false, "milliseconds per move (0: the budget counts)" },
+    { "time", FOR_ALL, 0, MCTS_MAX_MOVE_MS, false, "milliseconds per move (0: the budget counts)" },
     { "game", FOR_ALL, 0, 3.6e7, false, "milliseconds per game, spread over the moves (0: none)" },
     { "reuse", FOR_BOTH, 0, 1, true, "keep the subtree of the move played" },
     { "win", FOR_BOTH, 0, 1, true, "play an immediately winning move unsearched" },

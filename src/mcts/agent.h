@@ -55,6 +55,8 @@ typedef struct mcts_agent mcts_agent;
 /* Budget limits of the spec: uct:ITERS and puct:WEIGHTS:SIMS. */
 #define MCTS_UCT_MAX_ITERS 1000000000000ULL
 #define MCTS_PUCT_MAX_SIMS 2000000000ULL
+/* The longest time a move may be given (time=, and the engine protocol's budgets): an hour. */
+#define MCTS_MAX_MOVE_MS 3.6e6
 
 /* The cmd agent's answer timeout: the environment variable (milliseconds, 1 to the maximum), and
  * its default. */
