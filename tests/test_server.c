@@ -192,6 +192,8 @@ START_TEST(bad_requests_get_4xx) {
     cJSON_Delete(expect("POST", "/api/reviews", "{\"sgf\": \"not an sgf at all\"}", 400));
     cJSON_Delete(expect("POST", "/api/reviews", "{\"moves\": \"Wd4,a1; Zz9\"}", 400));
     cJSON_Delete(expect("POST", "/api/reviews", "{\"moves\": \"\"}", 400));
+    cJSON_Delete(expect("POST", "/api/reviews", "{\"moves\": \"Wd4,a1\", \"rings\": 37.9}", 400));
+    cJSON_Delete(expect("POST", "/api/analyse", "{\"moves\": \"Wd4,a1\", \"rings\": 37.5}", 400));
     cJSON_Delete(expect("POST", "/api/reviews", "{\"moves\": \"Wd4,a1\", \"time_ms\": 999999}", 400));
     cJSON_Delete(expect("POST", "/api/analyse", "{\"position\": \"zpos:garbage\"}", 400));
     cJSON_Delete(expect("POST", "/api/analyse", "{\"moves\": \"Wd4,a1\", \"time_ms\": 100000}", 400));

@@ -130,7 +130,7 @@ int sv_game_from_body(const cJSON *body, zz_game *g, cJSON **out) {
         return 0;
     }
     int r = 0;
-    if (rings && (!cJSON_IsNumber(rings) || !zz_board_for_rings(rings->valueint))) { *out = sv_error("rings must be 37, 48 or 61"); return 400; }
+    if (rings && (!cJSON_IsNumber(rings) || !zz_board_for_rings(rings->valueint) || rings->valuedouble != rings->valueint)) { *out = sv_error("rings must be 37, 48 or 61"); return 400; }
     if (rings) r = rings->valueint;
     if (!cJSON_IsString(moves)) { *out = sv_error("moves must be a string of turns in notation"); return 400; }
     zz_game_free(g);
