@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "game/sgf.h"
 #include "mcts/clock.h"
+#include "server/api.h"
 #include "server/client.h"
 #include "server/server.h"
 #include <arpa/inet.h>
@@ -475,6 +476,37 @@ START_TEST(analyse_and_disconnect) {
 }
 END_TEST
 
+/* At most SV_MAX_ANALYSES analyses search at once: the next gets a 503 until one ends. */
+START_TEST(analyses_are_limited) {
+    start(30);
+    int fd[SV_MAX_ANALYSES];
+    for (int i = 0; i < SV_MAX_ANALYSES; i++) {
+        fd[i] = connect_local();
+        send_request(fd[i], "POST", "/api/analyse", "{\"moves\": \"Wd7,d1\", \"time_ms\": 3000}");
+    }
+    int running = 0;
+    for (int i = 0; i < 200 && running < SV_MAX_ANALYSES; i++) {     /* until all have started */
+        cJSON *h = expect("GET", "/api/health", NULL, 200);
+        running = cJSON_GetObjectItem(h, "analyses")->valueint;
+        cJSON_Delete(h);
+        struct timespec ts = { 0, 20000000L };
+        if (running < SV_MAX_ANALYSES) nanosleep(&ts, NULL);
+    }
+    ck_assert_int_eq(running, SV_MAX_ANALYSES);
+    cJSON_Delete(expect("POST", "/api/analyse", "{\"moves\": \"Wd7,d1\", \"sims\": 10}", 503));
+    for (int i = 0; i < SV_MAX_ANALYSES; i++) {
+        reply r = read_reply(fd[i]);
+        ck_assert_msg(r.status == 200, "analysis %d: status %d", i, r.status);
+        free(r.raw);
+    }
+    cJSON *h = expect("GET", "/api/health", NULL, 200);
+    ck_assert_int_eq(cJSON_GetObjectItem(h, "analyses")->valueint, 0);
+    cJSON_Delete(h);
+    cJSON_Delete(expect("POST", "/api/analyse", "{\"moves\": \"Wd7,d1\", \"sims\": 10}", 200));
+    stop();
+}
+END_TEST
+
 START_TEST(review_of_a_game) {
     start(30);
     cJSON *r = expect("POST", "/api/reviews", "{\"moves\": \"Wd7,d1; Be1,e6; Bc3,f1; Bg2,f5; Bd6,c1\", \"sims\": 100}", 202);
@@ -545,6 +577,7 @@ static Suite *suite(void) {
     tcase_add_test(t, games_do_not_wait_for_each_other);
     tcase_add_test(t, hint_stream_and_stop);
     tcase_add_test(t, analyse_and_disconnect);
+    tcase_add_test(t, analyses_are_limited);
     tcase_add_test(t, review_of_a_game);
     tcase_add_test(t, idle_games_are_freed);
     suite_add_tcase(s, t);

@@ -32,6 +32,7 @@ static cJSON *health(sv_api *api) {
     cJSON_AddBoolToObject(o, "ok", true);
     cJSON_AddNumberToObject(o, "games", sv_games_count(api->games));
     cJSON_AddNumberToObject(o, "reviews", sv_reviews_count(api->reviews));
+    cJSON_AddNumberToObject(o, "analyses", atomic_load(&api->analysing));
     return o;
 }
 
@@ -57,6 +58,11 @@ static int analyse(sv_api *api, const cJSON *body, cJSON **out) {
         if (st) return st;
     }
     if (zz_over(&p)) { *out = sv_error("the game is over in that position"); return 400; }
+    if (atomic_fetch_add(&api->analysing, 1) >= SV_MAX_ANALYSES) {
+        atomic_fetch_sub(&api->analysing, 1);
+        *out = sv_error("%d analyses are running already: try again when one has ended", SV_MAX_ANALYSES);
+        return 503;
+    }
     const char *spec = api->cfg.agent ? api->cfg.agent : "puct:default:2000000000";
     ze_session *s = ze_session_new(spec, api->cfg.threads, 1, err, sizeof err);
     ze_search_info *info = malloc(sizeof *info);
@@ -70,6 +76,7 @@ static int analyse(sv_api *api, const cJSON *body, cJSON **out) {
     }
     free(info);
     ze_session_free(s);
+    atomic_fetch_sub(&api->analysing, 1);
     return st;
 }
 

@@ -6,11 +6,17 @@
 
 #include "games.h"
 #include "reviews.h"
+#include <stdatomic.h>
+
+/* Analyses (POST /api/analyse) searching at once; more get a 503: each holds a connection's
+ * thread and its own search until it ends. */
+enum { SV_MAX_ANALYSES = 4 };
 
 typedef struct sv_api {
     sv_games *games;
     sv_reviews *reviews;
     sv_config cfg;
+    _Atomic int analysing;     /* analyses searching now */
 } sv_api;
 
 /* What an event stream follows (http.c polls it until it ends). */

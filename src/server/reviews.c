@@ -111,7 +111,9 @@ int sv_review_state(sv_review *r, cJSON **out, bool *running) {
     pthread_mutex_lock(&r->lock);
     *out = r->view ? cJSON_Parse(r->view) : NULL;
     pthread_mutex_unlock(&r->lock);
-    *running = atomic_load(&r->running) != 0;
+    /* the view's own flag, not r->running: the review thread clears that just before it
+     * publishes its last view, so a reader between the two would end on a stale view */
+    *running = *out ? cJSON_IsTrue(cJSON_GetObjectItem(*out, "running")) : atomic_load(&r->running) != 0;
     if (!*out) { *out = sv_error("the review is not ready"); return 503; }
     return 200;
 }
