@@ -558,6 +558,22 @@ START_TEST(idle_games_are_freed) {
     cJSON *h = expect("GET", "/api/health", NULL, 200);
     ck_assert_int_eq(cJSON_GetObjectItem(h, "games")->valueint, 0);
     cJSON_Delete(h);
+    /* a running review is not idle, however long nobody asks: idleness counts from its end */
+    cJSON *r = expect("POST", "/api/reviews", "{\"moves\": \"Wd7,d1; Be1,e6; Bc3,f1\", \"time_ms\": 800}", 202);
+    snprintf(p, sizeof p, "/api/reviews/%s", str(r, "id"));
+    cJSON_Delete(r);
+    nanosleep(&ts, NULL);                                         /* 2 s unasked, of ~3.2 s running */
+    cJSON *v = expect("GET", p, NULL, 200);
+    for (int i = 0; i < 100 && cJSON_IsTrue(cJSON_GetObjectItem(v, "running")); i++) {
+        struct timespec poll = { 0, 100000000L };
+        nanosleep(&poll, NULL);
+        cJSON_Delete(v);
+        v = expect("GET", p, NULL, 200);
+    }
+    ck_assert(!cJSON_IsTrue(cJSON_GetObjectItem(v, "running")));
+    cJSON_Delete(v);
+    nanosleep(&ts, NULL);
+    cJSON_Delete(expect("GET", p, NULL, 404));                    /* ended, then idle: freed */
     stop();
 }
 END_TEST

@@ -71,6 +71,7 @@ int sv_registry_expire(sv_registry *r) {
     pthread_mutex_lock(&r->lock);
     for (sv_entry **pp = &r->head; *pp;) {
         sv_entry *e = *pp;
+        if (atomic_load(&e->working)) e->last_used = now;    /* idle from when its work ends */
         if (e->refs == 0 && now - e->last_used > r->idle_s) { *pp = e->next; e->next = dead; dead = e; r->count--; }
         else pp = &e->next;
     }

@@ -9,6 +9,7 @@
 #define SV_REGISTRY_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +17,8 @@ typedef struct sv_entry {
     char id[16];                    /* 8 hex digits */
     int refs;                       /* references held by requests (the registry's lock) */
     double last_used;               /* monotonic seconds of the last get or put */
+    atomic_int working;             /* its own thread is at work (a review running): not idle,
+                                     * whatever last_used says; idleness counts from its end */
     struct sv_entry *next;
 } sv_entry;
 
@@ -39,7 +42,7 @@ bool sv_registry_add(sv_registry *r, sv_entry *e);
 /* The entry with this id, with a reference taken; NULL when there is none. */
 sv_entry *sv_registry_get(sv_registry *r, const char *id);
 void sv_registry_put(sv_registry *r, sv_entry *e);
-/* Free the idle entries; returns how many. */
+/* Free the idle entries (unused for idle_s, no reference, not working); returns how many. */
 int sv_registry_expire(sv_registry *r);
 /* Remove and free the entry: 200, 404 (no such id) or 409 (a request holds it). */
 int sv_registry_delete(sv_registry *r, const char *id);

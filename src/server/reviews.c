@@ -13,7 +13,6 @@ struct sv_review {
     sv_entry entry;                /* first: the registry's (id, references, last use) */
     pthread_t thread;
     atomic_int stop;
-    atomic_int running;
     zz_game game;
     ze_review_config cfg;
     mcts_agent *agent;
@@ -81,7 +80,7 @@ static void publish_text(sv_review *r, char *text) {
 static void publish(sv_review *r, const ze_review *rv, const char *error) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", r->entry.id);
-    cJSON_AddBoolToObject(o, "running", atomic_load(&r->running) != 0);
+    cJSON_AddBoolToObject(o, "running", atomic_load(&r->entry.working) != 0);
     cJSON_AddNumberToObject(o, "done", rv ? rv->done : 0);
     cJSON_AddNumberToObject(o, "total", rv && rv->total ? rv->total : r->game.nturns + !zz_over(&r->game.final));
     if (error) cJSON_AddStringToObject(o, "error", error);
@@ -101,7 +100,7 @@ static void *review_main(void *arg) {
     ze_review rv;
     char err[512];
     int rc = ze_review_game(r->agent, &r->game, &r->cfg, &r->stop, on_progress, r, &rv, err, sizeof err);
-    atomic_store(&r->running, 0);
+    atomic_store(&r->entry.working, 0);
     publish(r, &rv, rc ? err : NULL);
     ze_review_free(&rv);
     return NULL;
@@ -111,9 +110,9 @@ int sv_review_state(sv_review *r, cJSON **out, bool *running) {
     pthread_mutex_lock(&r->lock);
     *out = r->view ? cJSON_Parse(r->view) : NULL;
     pthread_mutex_unlock(&r->lock);
-    /* the view's own flag, not r->running: the review thread clears that just before it
+    /* the view's own flag, not entry.working: the review thread clears that just before it
      * publishes its last view, so a reader between the two would end on a stale view */
-    *running = *out ? cJSON_IsTrue(cJSON_GetObjectItem(*out, "running")) : atomic_load(&r->running) != 0;
+    *running = *out ? cJSON_IsTrue(cJSON_GetObjectItem(*out, "running")) : atomic_load(&r->entry.working) != 0;
     if (!*out) { *out = sv_error("the review is not ready"); return 503; }
     return 200;
 }
@@ -192,7 +191,7 @@ int sv_review_create(sv_reviews *rs, const cJSON *body, cJSON **out) {
     if (st) { review_free(r); return st; }
     sv_registry_new_id(&rs->reg, &r->entry);
     r->fixed = fixed_part(&r->game);
-    atomic_store(&r->running, 1);
+    atomic_store(&r->entry.working, 1);
     publish(r, NULL, NULL);
     if (pthread_create(&r->thread, NULL, review_main, r) != 0) {
         r->thread = 0;
