@@ -44,13 +44,14 @@ void ze_protocol_free(ze_protocol *s) {
 /* ---- answers ------------------------------------------------------------------------------- */
 static void ok(FILE *out) { fputs("ok\n", out); fflush(out); }
 
-/* "err <why>" then "ok".  The reason may quote the client's bytes: control characters among them
- * are written as '?', so that an answer is one line and carries no terminal escape. */
+/* "err <why>" then "ok".  The reason may quote the client's bytes: control characters and every
+ * byte above ASCII (0x9b is a terminal's one-byte CSI; the protocol itself is ASCII) are written
+ * as '?', so that an answer is one line of ASCII and carries no terminal escape. */
 static void fail(FILE *out, const char *fmt, const char *a, const char *b) {
     char msg[2048];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
     for (char *p = msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
     fprintf(out, "err %s\n", msg);
     ok(out);
 }
