@@ -314,7 +314,7 @@ START_TEST(hostile_arguments) {
         "options set sims nan", "options set time nan", "options set time -inf", "options set sims 1e400",
         "options set threads 100000", "options set threads nan", "options set seed -5", "options set nothing 1",
         "options get nothing", "options set", "position zpos:37:", "position zpos:37:....:6,8,10:0,0,0:0,0,0:0:-:0",
-        "position sgf /nonexistent/zertz.sgf", "position sgf /", "position sgf /dev/null", "position sgf",
+        "position sgf /nonexistent/zertz.sgf", "position sgf /", "position sgf /dev/null", "position sgf /dev/stdin", "position sgf",
         "position startpos 99", "play x", "play x d1", "play Wz9,a1", "play Wd4,d4",
         /* budgets beyond the agents' limits, fractions of a simulation, board numbers that wrap */
         "bestmove time 1e12", "bestmove time 3600001", "bestmove sims 0.5", "bestmove sims 1.9",
