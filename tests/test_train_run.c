@@ -282,6 +282,16 @@ START_TEST(init_from_weights) {
     ck_assert_msg(strstr(err, "--fresh") != NULL, "%s", err);
     c.fresh = 1;                                                /* --fresh --init: allowed */
     ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    snprintf(c.init, sizeof c.init, "%s/latest.ckpt", dir);      /* --init inside the run --fresh deletes */
+    nn_model *last = nn_checkpoint_load(c.init, NN_F32, NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(last);
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    snprintf(g0, sizeof g0, "%s/gen-0000.ckpt", dir);
+    ck_assert_ptr_nonnull(got = nn_checkpoint_load(g0, NN_F32, NULL, err, sizeof err));
+    ck_assert(memcmp(got->param, last->param, last->nparams * last->esize) == 0);  /* read before the deletion */
+    nn_model_free(got);
+    nn_model_free(last);
+    snprintf(c.init, sizeof c.init, "%s", src);
 
     nn_config_default(&nc, ZZ_B48);                             /* another board: carried over */
     nc.blocks = 1;
@@ -415,6 +425,20 @@ START_TEST(run_checks_options_and_trims_logs) {
     ck_assert_msg(strstr(err, "1 x 8") != NULL, "%s", err);
     c.arch_given = 0;
     c.blocks = 1;
+    /* --fresh with a bad --init or a --pretrain without records: refused before the run is deleted */
+    c.fresh = 1;
+    snprintf(c.init, sizeof c.init, "%s/no-such.ckpt", dir);
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "--init") != NULL, "%s", err);
+    snprintf(p, sizeof p, "%s/run.state", dir);
+    ck_assert_int_eq(access(p, F_OK), 0);
+    c.init[0] = 0;
+    snprintf(c.pretrain, sizeof c.pretrain, "%s/replay", dir);           /* a folder, no *.sgf */
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "no SGF records") != NULL, "%s", err);
+    ck_assert_int_eq(access(p, F_OK), 0);
+    c.pretrain[0] = 0;
+    c.fresh = 0;
 
     /* a kill after the checkpoint: rows beyond step 20 / generation 2 in the logs, and a row at
      * step 20 written after run.state's time (training waited for self-play): time must not run

@@ -10,6 +10,7 @@
 #include "nn/transfer.h"
 #include "train/atomic_file.h"
 #include "train/recipe.h"
+#include "game/sgf_files.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -151,6 +152,17 @@ static int check_options(const tr_run_config *c, bool have, char *err, size_t er
         snprintf(err, errlen, "--pretrain %s: %s", c->pretrain, strerror(errno));
         return -1;
     }
+    if (c->pretrain[0] && (!have || c->fresh)) {           /* before --fresh deletes anything */
+        zz_file_list l = { 0 };
+        char why[512];
+        int rc = zz_file_list_add(&l, c->pretrain, why, sizeof why);
+        int n = l.n;
+        zz_file_list_free(&l);
+        if (rc != 0 || n == 0) {
+            snprintf(err, errlen, "--pretrain %s: %s", c->pretrain, rc ? why : "no SGF records (*.sgf) there");
+            return -1;
+        }
+    }
     if (have && !c->fresh && c->pretrain[0]) {
         snprintf(err, errlen, "--pretrain applies to a fresh run, and %s holds one: resume without --pretrain, or add --fresh",
                  c->out);
@@ -259,15 +271,14 @@ static int save_recipe(const tr_run_config *c, char *err, size_t errlen) {
     return tr_write_file_atomic(p, c->recipe, strlen(c->recipe), err, errlen);
 }
 
-/* A new run in c->out: random weights (or --init's) into x->m, saved as generation 0, best.ckpt
- * and latest.ckpt, with run.state and run.args.  0, or -1 with a message (x->m NULL). */
-static int open_new(run_ctx *x, char *err, size_t errlen) {
+/* A new run in c->out: random weights (or init: --init's, loaded before anything was removed;
+ * taken over) into x->m, saved as generation 0, best.ckpt and latest.ckpt, with run.state and
+ * run.args.  0, or -1 with a message (x->m NULL). */
+static int open_new(run_ctx *x, nn_model *init, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
-    nn_model *m;
-    if (c->init[0]) {           /* a fresh run from given weights: no momenta */
-        if (!(m = load_init(c, err, errlen))) return -1;
-    } else {
+    nn_model *m = init;
+    if (!m) {
         nn_config nc;
         nn_config_default(&nc, c->sp.board);
         nc.blocks = c->blocks;
@@ -329,17 +340,21 @@ int tr_run_open(run_ctx *x, char *err, size_t errlen) {
     bool have = tr_run_file_exists(statep) || tr_run_file_exists(latest);
     if (check_options(c, have, err, errlen) != 0) return -1;
     if (tr_mkdirs(c->out, why, sizeof why) != 0) { snprintf(err, errlen, "%s: %s", c->out, why); return -1; }
-    if (have && c->fresh) { tr_run_remove(c->out); have = false; }
-    if (have && c->init[0]) {
+    if (have && !c->fresh && c->init[0]) {
         snprintf(err, errlen, "--init starts a fresh run, but %s holds one: add --fresh (which deletes it) or use another --out",
                  c->out);
         return -1;
     }
-    if (have && !c->resume) {
+    if (have && !c->fresh && !c->resume) {
         snprintf(err, errlen, "%s holds a run: resume it, or start over with --fresh (which deletes it)", c->out);
         return -1;
     }
-    if ((have ? open_resume(x, err, errlen) : open_new(x, err, errlen)) != 0) return -1;
+    /* --init's weights are read before --fresh deletes anything: a bad --init (or one inside the
+     * run being deleted) must not cost the run */
+    nn_model *init = NULL;
+    if ((!have || c->fresh) && c->init[0] && !(init = load_init(c, err, errlen))) return -1;
+    if (have && c->fresh) { tr_run_remove(c->out); have = false; }
+    if ((have ? open_resume(x, err, errlen) : open_new(x, init, err, errlen)) != 0) return -1;
     if (open_logs(x, err, errlen) != 0) {
         nn_model_free(x->m);
         x->m = NULL;
