@@ -23,6 +23,7 @@
  *     <option>: <why>", status 2) and output; an empty input file refused as tools/replay does;
  *   - rendering a few dozen archive games never fails (skipped loudly without the archive). */
 #include "game/sgf_files.h"
+#include "nn/checkpoint.h"
 #include "render/draw_heat.h"
 #include "render/draw_reliability.h"
 #include "render/draw_winprob.h"
@@ -1327,6 +1328,57 @@ static int run_tool(const char *args, char *errout, size_t n) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* Tools never write over their inputs (a game, a checkpoint, a --compare series), whatever the
+ * path's spelling (a symbolic link included): exit 2, the input unchanged. */
+START_TEST(tools_refuse_to_overwrite_their_inputs) {
+    if (!have_tool()) return;
+    char game[600], link[600], ckpt[600], args[2400], e[2048];
+    snprintf(game, sizeof game, "%s/in.sgf", tmpdir());
+    snprintf(link, sizeof link, "%s/link.sgf", tmpdir());
+    snprintf(ckpt, sizeof ckpt, "%s/in.ckpt", tmpdir());
+    static const char sgf[] = "(;GM[24]VV[Zertz]SU[Zertz]; P0[1 RtoB 2 0 D 4] ; P0[2 R- G 1] ; P0[3 Done ] )\n";
+    FILE *f = fopen(game, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(sgf, f);
+    fclose(f);
+    unlink(link);
+    ck_assert_int_eq(symlink(game, link), 0);
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1;
+    nc.channels = 8;
+    nn_model *m = nn_model_create(&nc, NN_F32, 1, e, sizeof e);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(nn_checkpoint_save(ckpt, m, 0, false, e, sizeof e), 0);
+    nn_model_free(m);
+    struct { const char *tool, *fmt; bool via_link; } cases[] = {
+        { "render", "%s -o %s", false },                        /* the game, written as a PNG */
+        { "render", "%s -o %s", true },                         /* ... through a link to it */
+        { "analyse", "%s --sims 2 -q --json %s", false },
+        { "analyse", "%s --sims 2 -q --png %s", false },
+        { "nn_dump", "--ckpt %s --n 1 --out %s", false },
+        { "calibrate", "--compare %s --png %s", false },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *in = strcmp(cases[i].tool, "nn_dump") ? game : ckpt;
+        snprintf(args, sizeof args, cases[i].fmt, in, cases[i].via_link ? link : in);
+        int rc = th_run_tool("test_render", cases[i].tool, args, 60, NULL, 0, e, sizeof e);
+        if (rc < 0) continue;                                    /* not built: said loudly */
+        ck_assert_msg(rc == 2 && strstr(e, "overwritten"), "%s %s: exit %d: %s", cases[i].tool, args, rc, e);
+    }
+    f = fopen(game, "r");
+    char back[sizeof sgf + 8] = "";
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(back, 1, sizeof back - 1, f);
+    fclose(f);
+    ck_assert_int_eq((int)n, (int)strlen(sgf));
+    ck_assert_str_eq(back, sgf);
+    nn_model *again = nn_checkpoint_load(ckpt, NN_F32, NULL, e, sizeof e);
+    ck_assert_msg(again != NULL, "%s", e);
+    nn_model_free(again);
+}
+END_TEST
+
 START_TEST(tool_errors_and_output) {
     if (!have_tool()) return;
     char e[2048], args[2048], out[512];
@@ -1537,6 +1589,7 @@ static Suite *render_suite(void) {
     tcase_set_timeout(t, 60);
     tcase_add_test(t, tool_errors_and_output);
     tcase_add_test(t, tool_refuses_empty_input);
+    tcase_add_test(t, tools_refuse_to_overwrite_their_inputs);
     suite_add_tcase(s, t);
     t = tcase_create("archive");
     tcase_set_timeout(t, 120);

@@ -8,6 +8,7 @@
  *
  * Bad usage: "zertz: analyse: OPTION: WHY", exit status 2; a game that cannot be read or
  * analysed: "zertz: analyse: WHY", exit status 1. */
+#include "game/atomic_file.h"
 #include "cli.h"
 #include "nn/omp_env.h"
 #include "engine/json.h"
@@ -73,7 +74,7 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "-m") || !strcmp(a, "--moves")) { if (!(o->moves = cli_value(TOOL, argc, argv, &i))) return 2; }
         else if (!strcmp(a, "--rings")) { if (!cli_long_opt(TOOL, argc, argv, &i, 37, 61, &o->rings)) return 2;
                                          if (o->rings != 37 && o->rings != 48 && o->rings != 61) return cli_bad(TOOL, "--rings", "the board must be 37, 48 or 61"); }
-        else if (!strcmp(a, "--time")) { if (!cli_double_opt(TOOL, argc, argv, &i, 0, 3.6e6, &o->cfg.time_ms)) return 2; have_time = true; }
+        else if (!strcmp(a, "--time")) { if (!cli_double_opt(TOOL, argc, argv, &i, 1, 3.6e6, &o->cfg.time_ms)) return 2; have_time = true; }
         else if (!strcmp(a, "--sims")) { if (!cli_u64_opt(TOOL, argc, argv, &i, MCTS_PUCT_MAX_SIMS, &o->cfg.sims)) return 2; have_sims = true; }
         else if (!strcmp(a, "--threads")) { if (!cli_long_opt(TOOL, argc, argv, &i, 1, 256, &o->threads)) return 2; }
         else if (!strcmp(a, "--agent")) { if (!(o->agent = cli_value(TOOL, argc, argv, &i))) return 2; }
@@ -96,6 +97,8 @@ static int parse_args(int argc, char **argv, options *o) {
     if (have_sims && o->cfg.sims == 0) return cli_bad(TOOL, "--sims", "the budget must be at least 1 simulation");
     if (have_time && !(o->cfg.time_ms > 0)) return cli_bad(TOOL, "--time", "the budget must be more than 0 ms");
     if (!o->file == !o->moves) return cli_bad(TOOL, o->file ? "-m" : "GAME", "give one game: a file or -m TURNS");
+    if (zz_same_file(o->json, o->file)) return cli_bad(TOOL, "--json", "that is the game's file: it would be overwritten");
+    if (zz_same_file(o->png, o->file)) return cli_bad(TOOL, "--png", "that is the game's file: it would be overwritten");
     char err[512];
     if (o->agent && mcts_agent_check_spec(o->agent, err, sizeof err) != 0) return cli_bad(TOOL, "--agent", err);
     return -1;
@@ -159,10 +162,9 @@ static int write_json(const char *path, const zz_game *g, const ze_review *r, co
     char *text = o ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
     if (!text) { snprintf(err, errlen, "out of memory"); return -1; }
-    FILE *f = fopen(path, "w");
-    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
-    if (f && fclose(f) != 0) rc = -1;
-    if (rc != 0) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    size_t n = strlen(text);
+    text[n] = '\n';                                /* cJSON_Print's NUL becomes the last newline */
+    int rc = zz_write_file_atomic(path, text, n + 1, err, errlen);
     free(text);
     return rc;
 }

@@ -9,6 +9,7 @@
  *
  * Bad usage: "zertz: calibrate: OPTION: WHY", exit status 2; files that cannot be read, a network
  * that cannot be loaded, no position to measure: "zertz: calibrate: WHY", exit status 1. */
+#include "game/atomic_file.h"
 #include "cli.h"
 #include "engine/analysis.h"
 #include "engine/calibrate.h"
@@ -105,6 +106,10 @@ static int parse_args(int argc, char **argv, options *o) {
     if (o->compare && o->ninputs > MAX_SERIES) return cli_bad(TOOL, "--compare", "16 series at most");
     if (o->compare && (o->json || o->weights || o->sims || o->max_positions || o->temperature))
         return cli_bad(TOOL, "--compare", "draws earlier results: --json, --weights, --sims, --max-positions and --temperature do not apply");
+    for (int k = 0; k < o->ninputs; k++) {                 /* an output must not overwrite an input */
+        if (zz_same_file(o->json, o->inputs[k])) return cli_bad(TOOL, "--json", "that is an input: it would be overwritten");
+        if (zz_same_file(o->png, o->inputs[k])) return cli_bad(TOOL, "--png", "that is an input: it would be overwritten");
+    }
     return -1;
 }
 
@@ -361,11 +366,15 @@ static cJSON *results_json(const options *o, const char *weights, const sample_s
     return j;
 }
 
+/* text and a newline to path, atomically (the old file stays whole when a write fails). */
 static int write_text(const char *path, const char *text, char *err, size_t errlen) {
-    FILE *f = fopen(path, "w");
-    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
-    if (f && fclose(f) != 0) rc = -1;
-    if (rc != 0) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    size_t n = strlen(text);
+    char *line = malloc(n + 1);
+    if (!line) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    memcpy(line, text, n);
+    line[n] = '\n';
+    int rc = zz_write_file_atomic(path, line, n + 1, err, errlen);
+    free(line);
     return rc;
 }
 

@@ -22,6 +22,7 @@
  *   f32 values[N]                 the value head's output (tanh)
  *   u32 CRC-32 (as zlib) of every byte before it.
  * Errors: "zertz: nn_dump: <what>: <why>" on stderr, exit 1 (2 for bad arguments, tools/cli.h). */
+#include "game/atomic_file.h"
 #include "cli.h"
 #include <errno.h>
 #include <stdio.h>
@@ -123,6 +124,8 @@ int main(int argc, char **argv)
     if (ckpt && (channels || blocks >= 0)) return cli_bad(tool, "--channels/--blocks", "they go with --board, not --ckpt");
     if (!n) return cli_bad(tool, "--n", "required (positions to dump)");
     if (!out) return cli_bad(tool, "--out", "required (the dump file)");
+    if (zz_same_file(out, ckpt)) return cli_bad(tool, "--out", "that is the --ckpt file: it would be overwritten");
+    if (save && (zz_same_file(save, ckpt) || !strcmp(save, out))) return cli_bad(tool, "--save-ckpt", "that is another input or output");
 
     char err[512];
     nn_model *m;
@@ -173,8 +176,10 @@ int main(int argc, char **argv)
         nn_model_outputs(m, logits, values);
     }
 
-    FILE *f = fopen(out, "wb");
-    if (!f) { fprintf(stderr, "zertz: nn_dump: %s: cannot create: %s\n", out, strerror(errno)); goto done; }
+    char *dump = NULL;                      /* in memory first, then written atomically */
+    size_t dump_len = 0;
+    FILE *f = open_memstream(&dump, &dump_len);
+    if (!f) { fprintf(stderr, "zertz: nn_dump: out of memory\n"); goto done; }
     out_t o = { f, 0, false };
     put(&o, "ZZNNDUMP", 8);
     put_u32(&o, DUMP_VERSION);
@@ -190,7 +195,13 @@ int main(int argc, char **argv)
     put_f32s(&o, logits, (size_t)N * P * NN_HEADS);
     put_f32s(&o, values, (size_t)N);
     put_u32(&o, o.crc);
-    if (fclose(f) || o.bad) { fprintf(stderr, "zertz: nn_dump: %s: write failed\n", out); goto done; }
+    bool bad = fclose(f) != 0 || o.bad;
+    if (bad || zz_write_file_atomic(out, dump, dump_len, err, sizeof err) != 0) {
+        fprintf(stderr, "zertz: nn_dump: %s\n", bad ? "out of memory" : err);
+        free(dump);
+        goto done;
+    }
+    free(dump);
     printf("nn_dump: %d positions, %d rings, %d blocks x %d channels (%s forward%s) -> %s%s%s\n", N,
            zz_board_get(g->kind)->rings, m->cfg.blocks, m->cfg.channels, folded ? "folded" : "model inference",
            do_perturb ? ", BN and biases perturbed" : "", out, save ? "; checkpoint " : "", save ? save : "");

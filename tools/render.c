@@ -9,6 +9,7 @@
  * "zertz: render: OPTION: WHY" and exits with status 2 (tools/cli.h).  A file named *.sgf is read
  * as SGF whatever it holds (as tools/replay reads it); an input with no turn at all (an empty
  * file) is refused. */
+#include "game/atomic_file.h"
 #include "cli.h"
 #include "render/draw_heat.h"
 #include "render/draw_position.h"
@@ -304,6 +305,8 @@ static int check_operands(int argc, char **argv, render_args *a) {
     if (a->sequence && a->turn >= 0) return bad_usage("--sequence", "takes a range (--sequence=A-B), not --turn");
     if (a->iters && a->visits_path) return bad_usage("--visits", "give --heatmap or --visits, not both");
     a->file = nfiles == 1 ? argv[optind] : NULL;
+    if (zz_same_file(a->out, a->file)) return bad_usage("-o", "that is the input file: it would be overwritten");
+    if (zz_same_file(a->out, a->visits_path)) return bad_usage("-o", "that is the --visits file: it would be overwritten");
     return -1;
 }
 

@@ -16,6 +16,7 @@
  * time per move (or the same count), `uct10` at ten times it, `ab` the alpha-beta agent at the same
  * time (with --sims: to depth 3), `previous` the --previous network with the same search,
  * `random`, or any agent spec (src/mcts/agent.h). */
+#include "game/atomic_file.h"
 #include "mcts/ab.h"
 #include "cli.h"
 #include "mcts/match.h"
@@ -275,9 +276,9 @@ static int report(const ladder_args *a, const rung *rungs) {
     for (int k = 0; k < a->nvs; k++) errors += rungs[k].r.errors;
     if (errors) printf("\n%d games ended by an agent error (scored as its loss)\n", errors);
     if (a->md) {
-        FILE *f = fopen(a->md, "w");
-        if (!f || fputs(table, f) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "zertz: strength: %s: cannot write the table\n", a->md);
+        char why[600];
+        if (zz_write_file_atomic(a->md, table, strlen(table), why, sizeof why) != 0) {
+            fprintf(stderr, "zertz: strength: cannot write the table: %s\n", why);
             free(table);
             return 1;
         }

@@ -6,6 +6,7 @@
 #ifndef ZZ_ATOMIC_FILE_H
 #define ZZ_ATOMIC_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -15,6 +16,9 @@ int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *er
 /* Read a whole file (at most max bytes) into a new buffer, NUL-terminated.  Returns it (free it),
  * or NULL with a message. */
 void *zz_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+/* Whether a and b name one existing file (the same device and inode: links and other spellings
+ * included).  A tool checks its outputs against its inputs with it before it writes. */
+bool zz_same_file(const char *a, const char *b);
 /* mkdir -p.  Returns 0, or -1 with a message. */
 int zz_mkdirs(const char *path, char *err, size_t errlen);
 
