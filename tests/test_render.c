@@ -1231,6 +1231,23 @@ START_TEST(input_splits_turns) {
 }
 END_TEST
 
+/* A folder of records with links: a link to a file counts, a link to a folder (here two loops
+ * back up the tree) is not followed, so the listing ends, and holds each real record once. */
+START_TEST(input_folder_links_are_not_followed) {
+    char d[300], p[1200], err[512];
+    snprintf(d, sizeof d, "%.280s/links", tmpdir());
+    snprintf(p, sizeof p, "rm -rf %s && mkdir -p %s/sub && echo '(;)' > %s/sub/a.sgf", d, d, d);
+    ck_assert_int_eq(system(p), 0);
+    snprintf(p, sizeof p, "cd %s/sub && ln -s .. up1 && ln -s .. up2 && ln -s a.sgf b.sgf && ln -s gone.sgf c.sgf", d);
+    ck_assert_int_eq(system(p), 0);
+    zz_file_list l = { 0 };
+    ck_assert_msg(zz_file_list_add(&l, d, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(l.n, 2);                                   /* a.sgf and the link b.sgf */
+    ck_assert_msg(strstr(l.paths[0], "/sub/a.sgf") && strstr(l.paths[1], "/sub/b.sgf"), "%s %s", l.paths[0], l.paths[1]);
+    zz_file_list_free(&l);
+}
+END_TEST
+
 /* A long run of jump turns that never read as a chain is refused at its first turn, in time
  * linear in its length: the joining stops at ZZ_MAX_CHAIN jumps (100,000 of them took minutes
  * when every later jump was joined and re-read; the case's timeout is the check). */
@@ -1401,6 +1418,9 @@ START_TEST(tool_errors_and_output) {
     snprintf(args, sizeof args, "-m Wd4,g1 -t 5 -o %s", out);
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
     ck_assert_msg(strstr(e, "out of range"), "%s", e);
+    snprintf(args, sizeof args, "-m Wd4,g1 --visits /dev/zero -o %s", out);   /* a device: never read */
+    ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
+    ck_assert_msg(strstr(e, "not a regular file"), "%s", e);
     snprintf(args, sizeof args, "-m Wd4,g1 -o /nonexistent/dir/out.png");
     ck_assert_int_ne(run_tool(args, e, sizeof e), 0);
     ck_assert_msg(starts(e, "zertz: render: /nonexistent/dir/out.png: "), "%s", e);
@@ -1584,6 +1604,7 @@ static Suite *render_suite(void) {
     tcase_add_test(t, input_splits_turns);
     tcase_add_test(t, input_replays_and_reports);
     tcase_add_test(t, input_long_jump_runs_are_refused_fast);
+    tcase_add_test(t, input_folder_links_are_not_followed);
     suite_add_tcase(s, t);
     t = tcase_create("tool");
     tcase_set_timeout(t, 60);

@@ -1,6 +1,7 @@
 /* sgf_files.c — recursive *.sgf listing for tools and tests. */
 #include "sgf_files.h"
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,10 @@ static int walk(zz_file_list *l, const char *dir, char *err, size_t errlen) {
         char *p = malloc(len);
         if (!p) { rc = -1; break; }
         snprintf(p, len, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) rc = walk(l, p, err, errlen);
+        struct stat st;             /* lstat: a link to a folder is not followed (a loop would never end) */
+        bool found = lstat(p, &st) == 0;
+        if (found && S_ISDIR(st.st_mode)) rc = walk(l, p, err, errlen);
+        else if (!found || (S_ISLNK(st.st_mode) && (stat(p, &st) != 0 || S_ISDIR(st.st_mode)))) { /* skipped */ }
         else {
             size_t nl = strlen(e->d_name);
             if (nl > 4 && !strcasecmp(e->d_name + nl - 4, ".sgf") && push(l, p) < 0) rc = -1;
