@@ -7,6 +7,7 @@
 #endif
 #include <dirent.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,6 +169,16 @@ START_TEST(damaged_files_are_rejected)
     /* missing file */
     ck_assert(!nn_checkpoint_load(bad, NN_F32, NULL, err, sizeof err));
     ck_assert_msg(strstr(err, "cannot open"), "%s", err);
+    /* a diverged network (a NaN weight, an infinite momentum), saved with a good checksum: refused */
+    const float poison[2] = { NAN, INFINITY };
+    for (int k = 0; k < 2; k++) {
+        nn_model *d = nn_model_create(&c, NN_F32, 1, err, sizeof err);
+        ((float *)(k ? d->mom : d->param))[d->nparams / 2] = poison[k];
+        ck_assert(!nn_checkpoint_save(bad, d, 7, true, err, sizeof err));
+        nn_model_free(d);
+        ck_assert(!nn_checkpoint_load(bad, NN_F32, NULL, err, sizeof err));
+        ck_assert_msg(strstr(err, "not finite"), "%s", err);
+    }
     /* every single flipped byte (a sample of positions) is caught */
     for (size_t at = 0; at < n; at += 1 + n / 97) {
         memcpy(w, b, n);

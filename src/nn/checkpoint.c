@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -215,8 +216,15 @@ static int load_tensors(nn_model *m, const header *h, nn_rbuf *r, const char *pa
         if (!shape_ok) { nn_set_err(err, errlen, "%s: tensor '%s' has another shape", path, name); goto out; }
         if (r->n - r->at < v->count * es) { nn_set_err(err, errlen, "%s: truncated in tensor '%s'", path, name); goto out; }
         void *buf = kind == KIND_STAT ? m->stats : kind == KIND_MOM ? m->mom : m->param;
-        for (size_t e = 0; e < v->count; e++)
-            nn_buf_set(m, buf, v->offset + e, h->dtype == NN_F64 ? nn_get_f64(r) : (double)nn_get_f32(r));
+        for (size_t e = 0; e < v->count; e++) {
+            double x = h->dtype == NN_F64 ? nn_get_f64(r) : (double)nn_get_f32(r);
+            if (!isfinite(x)) {         /* a diverged run saves these, with a good CRC: it must not play */
+                nn_set_err(err, errlen, "%s: tensor '%s' holds a value that is not finite (%g at %zu): the run that "
+                           "saved it diverged", path, name, x, e);
+                goto out;
+            }
+            nn_buf_set(m, buf, v->offset + e, x);
+        }
         seen[(v - m->views) * 3 + kind] = 1;
     }
     if (r->at != r->n) { nn_set_err(err, errlen, "%s: %zu unexpected bytes after the tensors", path, r->n - r->at); goto out; }
