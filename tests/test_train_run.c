@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
@@ -155,6 +156,46 @@ START_TEST(stop_and_resume) {
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* run.state: a damaged value (not a number, negative, a fraction where a count belongs) or a
+ * missing steps/generation line is refused, never read as 0 (a resume would cut the logs to it). */
+START_TEST(runstate_refuses_damaged_values) {
+    fresh_dir("state");
+    mkdir(dir, 0755);
+    char p[400], err[512];
+    snprintf(p, sizeof p, "%s/run.state", dir);
+    tr_runstate st = { .steps = 1250, .trained = 160000, .games = 900, .samples = 40000, .generation = 5,
+                       .best_generation = 4, .best_rating = -12.5, .seconds = 61.5, .board = 0, .blocks = 4, .channels = 32 };
+    ck_assert_msg(tr_runstate_save(p, &st, err, sizeof err) == 0, "%s", err);
+    tr_runstate got;
+    ck_assert_msg(tr_runstate_load(p, &got, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(got.steps, 1250);
+    ck_assert_int_eq(got.generation, 5);
+    ck_assert_double_eq_tol(got.best_rating, -12.5, 1e-9);
+    static const char *const damage[][2] = {
+        { "generation 5", "generation x5" }, { "steps 1250", "steps 12.5" }, { "games 900", "games -900" },
+        { "seconds 61.5", "seconds nan" }, { "generation 5\n", "" }, { "steps 1250\n", "" },
+        { "channels 32", "channels 1e300" },
+    };
+    for (unsigned i = 0; i < sizeof damage / sizeof *damage; i++) {
+        ck_assert_msg(tr_runstate_save(p, &st, err, sizeof err) == 0, "%s", err);
+        char text[1024] = "", out[1100];
+        FILE *f = fopen(p, "r");
+        ck_assert_ptr_nonnull(f);
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = 0;
+        fclose(f);
+        char *at = strstr(text, damage[i][0]);
+        ck_assert_ptr_nonnull(at);
+        snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, damage[i][1], at + strlen(damage[i][0]));
+        f = fopen(p, "w");
+        fputs(out, f);
+        fclose(f);
+        ck_assert_msg(tr_runstate_load(p, &got, err, sizeof err) != 0, "damage %u accepted", i);
+        ck_assert_msg(strstr(err, "damaged"), "%s", err);
+    }
 }
 END_TEST
 
@@ -667,6 +708,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, stop_and_resume);
     tcase_add_test(tc, init_from_weights);
     tcase_add_test(tc, lr_tail_boundaries);
+    tcase_add_test(tc, runstate_refuses_damaged_values);
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);
     tcase_add_test(tc, sgd_threads_held_counts_and_restores);
     tcase_add_test(tc, run_checks_options_and_trims_logs);

@@ -166,8 +166,8 @@ static int check_log(run_facts *f, const char *name, int ncols, unsigned mono, d
         for (int k = 0; k < ncols && rc == 0; k++) {
             char *end;
             w[k] = strtod(c, &end);
-            if (end == c || (*end != ',' && *end != '\n'))
-                rc = fail(f, "%s: row %d: column %d is not a number", name, row, k + 1);
+            if (end == c || (*end != ',' && *end != '\n') || !isfinite(w[k]))
+                rc = fail(f, "%s: row %d: column %d is not a (finite) number", name, row, k + 1);
             else if (*rows > 0 && (mono >> k & 1) && w[k] < v[k])
                 rc = fail(f, "%s: row %d: column %d goes back from %.1f to %.1f", name, row, k + 1, v[k], w[k]);
             c = *end ? end + 1 : end;

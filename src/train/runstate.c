@@ -1,6 +1,8 @@
 /* runstate.c — the versioned, atomically written run-state file (runstate.h). */
 #include "train/runstate.h"
 #include "train/atomic_file.h"
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,21 +38,40 @@ int tr_runstate_load(const char *path, tr_runstate *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s: version %d is newer than this program's %d", path, version, TR_RUNSTATE_VERSION);
         return -1;
     }
+    bool have_steps = false, have_generation = false;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-        char key[64];
-        char val[128];
+        char key[64], val[128];
         if (sscanf(line, "%63s %127s", key, val) != 2) continue;
-        if (!strcmp(key, "steps")) s->steps = atol(val);
-        else if (!strcmp(key, "trained")) s->trained = atoll(val);
-        else if (!strcmp(key, "games")) s->games = atoll(val);
-        else if (!strcmp(key, "samples")) s->samples = atoll(val);
-        else if (!strcmp(key, "generation")) s->generation = atoi(val);
-        else if (!strcmp(key, "best_generation")) s->best_generation = atoi(val);
-        else if (!strcmp(key, "best_rating")) s->best_rating = atof(val);
-        else if (!strcmp(key, "seconds")) s->seconds = atof(val);
-        else if (!strcmp(key, "board")) s->board = atoi(val);
-        else if (!strcmp(key, "blocks")) s->blocks = atoi(val);
-        else if (!strcmp(key, "channels")) s->channels = atoi(val);
+        if (!strcmp(key, "zertz-train-state")) continue;
+        char *end;
+        double x = strtod(val, &end);
+        /* every value a whole number (best_rating and seconds: any finite number), never below 0
+         * but the rating: a damaged line must not be read as 0 and cut the logs to it */
+        bool real = !strcmp(key, "best_rating") || !strcmp(key, "seconds");
+        if (*end || !isfinite(x) || (x < 0 && strcmp(key, "best_rating")) || (!real && x != floor(x)) || fabs(x) > 9e18) {
+            snprintf(err, errlen, "%s: '%s %s' is not a valid value: the file is damaged (restore it, or start over "
+                     "with --fresh)", path, key, val);
+            free(buf);
+            return -1;
+        }
+        if (!strcmp(key, "steps")) { s->steps = (long)x; have_steps = true; }
+        else if (!strcmp(key, "trained")) s->trained = (long long)x;
+        else if (!strcmp(key, "games")) s->games = (long long)x;
+        else if (!strcmp(key, "samples")) s->samples = (long long)x;
+        else if (!strcmp(key, "generation")) { s->generation = x > 1e9 ? -1 : (int)x; have_generation = true; }
+        else if (!strcmp(key, "best_generation")) s->best_generation = x > 1e9 ? -1 : (int)x;
+        else if (!strcmp(key, "best_rating")) s->best_rating = x;
+        else if (!strcmp(key, "seconds")) s->seconds = x;
+        else if (!strcmp(key, "board")) s->board = x > 1e9 ? -1 : (int)x;
+        else if (!strcmp(key, "blocks")) s->blocks = x > 1e9 ? -1 : (int)x;
+        else if (!strcmp(key, "channels")) s->channels = x > 1e9 ? -1 : (int)x;
+    }
+    if (!have_steps || !have_generation || s->generation < 0 || s->best_generation < 0 || s->board < 0 ||
+        s->blocks < 0 || s->channels < 0) {
+        snprintf(err, errlen, "%s: %s: the file is damaged (restore it, or start over with --fresh)", path,
+                 !have_steps ? "no steps line" : !have_generation ? "no generation line" : "a count out of range");
+        free(buf);
+        return -1;
     }
     free(buf);
     return 0;
