@@ -395,6 +395,10 @@ START_TEST(train_tool_selfplay_precision) {
     }
     ck_assert_int_eq(th_run_tool("test_train_run", "train", "--help", 20, out, sizeof out, err, sizeof err), 0);
     ck_assert_msg(strstr(out, "--selfplay-precision f32|bf16|int8"), "%s", out);
+    char args[700] = "--out /nonexistent/";                  /* a path too long is refused, not cut */
+    memset(args + strlen(args), 'a', 480);
+    st = th_run_tool("test_train_run", "train", args, 20, out, sizeof out, err, sizeof err);
+    ck_assert_msg(st == 2 && strstr(err, "--out: the path is too long"), "%d %s", st, err);
 }
 END_TEST
 

@@ -114,6 +114,10 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
 #define TEXT_OPT(name, dst)                                                                   \
     if (!strcmp(a, name)) {                                                                   \
         if (!(v = cli_value(TOOL, argc, argv, i))) return -1;                                 \
+        if (strlen(v) >= sizeof dst - 64) {   /* room for the run's own names below it */      \
+            cli_bad(TOOL, name, "the path is too long (at most 447 characters)");              \
+            return -1;                                                                        \
+        }                                                                                     \
         snprintf(dst, sizeof dst, "%s", v);                                                   \
         return 1;                                                                             \
     }
