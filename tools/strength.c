@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #define TOOL "strength"
@@ -100,6 +101,7 @@ typedef struct {
 static int parse_args(int argc, char **argv, ladder_args *a) {
     *a = (ladder_args){ .net = "default", .net_opts = "", .time_ms = 1000, .games = 100, .parallel = 2, .plies = 2,
                         .early = 20, .rings = 37, .seed = 1, .sprt = { 0, 0, 0.05, 0.05 } };
+    bool have_time = false;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool ok = true;
@@ -114,7 +116,8 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
             if (a->nvs == MAX_OPP) return bad(s, "too many opponents");
             if ((ok = text_opt(argc, argv, &i, &a->vs[a->nvs]))) a->nvs++;
         } else if (!strcmp(s, "--time")) {
-            if ((ok = cli_long_opt(TOOL, argc, argv, &i, 1, 3600000, &a->time_ms))) a->sims = 0;
+            ok = cli_long_opt(TOOL, argc, argv, &i, 1, 3600000, &a->time_ms);
+            have_time = true;
         } else if (!strcmp(s, "--sims")) ok = cli_long_opt(TOOL, argc, argv, &i, 1, 1000000000, &a->sims);
         else if (!strcmp(s, "--games")) {
             if ((ok = cli_int_opt(TOOL, argc, argv, &i, 2, 100000, &a->games)) && a->games % 2) {
@@ -141,6 +144,7 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
         else return cli_unknown(TOOL, s);
         if (!ok) return 2;
     }
+    if (have_time && a->sims) return bad("--sims", "give --sims or --time, not both");
     if (a->nvs == 0) {
         a->vs[a->nvs++] = "uct";
         a->vs[a->nvs++] = "uct10";
@@ -187,6 +191,23 @@ static int make_specs(const ladder_args *a, char *cand, size_t candlen, rung *ru
             snprintf(g->spec, sizeof g->spec, "%s", v);
         }
     }
+    const char *files[2] = { a->net, a->previous };   /* the networks' files readable before any game */
+    for (int k = 0; k < 2; k++) {
+        const char *f = files[k];
+        if (!f || !strcmp(f, "default") || !strcmp(f, "uniform") || !strncmp(f, "rollout", 7)) continue;
+        if (access(f, R_OK) != 0) {
+            char why[600];
+            snprintf(why, sizeof why, "%s: %s", f, strerror(errno));
+            return bad(k ? "--previous" : "--net", why);
+        }
+    }
+    char why[600], what[120];                 /* every spec checked before the first game */
+    if (mcts_agent_check_spec(cand, why, sizeof why) != 0) return bad("--net", why);
+    for (int k = 0; k < a->nvs; k++)
+        if (mcts_agent_check_spec(rungs[k].spec, why, sizeof why) != 0) {
+            snprintf(what, sizeof what, "--vs %.60s", a->vs[k]);
+            return bad(what, why);
+        }
     return -1;
 }
 
