@@ -700,6 +700,8 @@ START_TEST(replay_tool_messages) {
     char err[512];
     ck_assert_int_lt(zz_manifest_load("/nonexistent/dir/manifest.csv", &man, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "/nonexistent/dir/manifest.csv") && strstr(err, "No such file or directory"), "%s", err);
+    ck_assert_int_lt(zz_manifest_load("/dev/zero", &man, err, sizeof err), 0);     /* one endless line */
+    ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
     char dir[] = "/tmp/zz-replay-XXXXXX", sub[128], path[160], args[600], out[4096], e[4096], prefix[1400];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(sub, sizeof sub, "%s/sgf", dir);

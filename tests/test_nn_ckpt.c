@@ -169,6 +169,11 @@ START_TEST(damaged_files_are_rejected)
     /* missing file */
     ck_assert(!nn_checkpoint_load(bad, NN_F32, NULL, err, sizeof err));
     ck_assert_msg(strstr(err, "cannot open"), "%s", err);
+    /* a device or a folder: refused at once, with the cause (no gigabytes read from /dev/zero) */
+    ck_assert(!nn_checkpoint_load("/dev/zero", NN_F32, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "bad magic"), "%s", err);
+    ck_assert(!nn_checkpoint_load(dir, NN_F32, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "Is a directory"), "%s", err);
     /* a diverged network (a NaN weight, an infinite momentum), saved with a good checksum: refused */
     const float poison[2] = { NAN, INFINITY };
     for (int k = 0; k < 2; k++) {

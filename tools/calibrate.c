@@ -454,19 +454,12 @@ static int draw_series(const char *path, const series *s, int n, const char *tit
     return rc;
 }
 
+/* A --json result of an earlier run (at most 64 MiB: /dev/zero is no series). */
 static cJSON *read_json_file(const char *path, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 > cap) { cap = 2 * cap + 8192; char *nb = realloc(buf, cap); if (!nb) break; buf = nb; }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    cJSON *j = NULL;
-    if (buf) { buf[len] = 0; j = cJSON_Parse(buf); }
+    size_t len = 0;
+    char *buf = zz_read_file(path, (size_t)64 << 20, &len, err, errlen);
+    if (!buf) return NULL;
+    cJSON *j = cJSON_ParseWithLength(buf, len);
     free(buf);
     if (!j) snprintf(err, errlen, "%s: not JSON", path);
     return j;

@@ -64,7 +64,12 @@ void *zz_read_file(const char *path, size_t max, size_t *len, char *err, size_t 
     size_t n = (size_t)st.st_size;
     char *buf = malloc(n + 1);
     if (!buf) { snprintf(err, errlen, "%s: out of memory", path); fclose(f); return NULL; }
-    if (fread(buf, 1, n, f) != n) { snprintf(err, errlen, "%s: read error", path); free(buf); fclose(f); return NULL; }
+    if (fread(buf, 1, n, f) != n) {
+        snprintf(err, errlen, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "the file shrank while read");
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
     fclose(f);
     buf[n] = 0;
     *len = n;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { MAX_FIELDS = 64 };
 
@@ -51,6 +52,11 @@ static int cmp_row_path(const void *a, const void *b) {
 
 int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
+    struct stat st;                 /* a device (/dev/zero) would be one endless line */
+    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > (256 << 20))) {
+        snprintf(err, errlen, "%s: %s", path, S_ISREG(st.st_mode) ? "larger than 256 MiB: not a manifest" : "not a regular file");
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
     static const char *NEED[] = { "path", "rings", "variant", "first_player", "turns", "end", "winner",

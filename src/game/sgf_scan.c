@@ -120,10 +120,12 @@ int zz_read_whole_file(const char *path, char **buf_out, size_t *len_out, char *
         buf = grown;
     }
     bool read_error = ferror(f);
+    int cause = errno;
     fclose(f);
     if (!buf || read_error) {
         free(buf);
-        snprintf(err, errlen, "%s: %s", path, read_error ? "read error" : "file too large (over 64 MiB) or out of memory");
+        snprintf(err, errlen, "%s: %s%s", path, read_error ? "read error: " : "file too large (over 64 MiB) or out of memory",
+                 read_error ? strerror(cause) : "");
         return -1;
     }
     *buf_out = buf;

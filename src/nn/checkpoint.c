@@ -140,9 +140,10 @@ static unsigned char *read_checked(const char *path, size_t *len, header *h, nn_
         }
         size_t k = fread(data + n, 1, cap - n, f);
         n += k;
+        if (n >= 8 && memcmp(data, MAGIC, 8)) break;    /* not a checkpoint: read no further (/dev/zero) */
         if (k == 0) break;
     }
-    if (ferror(f)) { nn_set_err(err, errlen, "%s: read error", path); goto fail; }
+    if (ferror(f)) { nn_set_err(err, errlen, "%s: read error: %s", path, strerror(errno)); goto fail; }
     fclose(f);
     f = NULL;
     if (n < 16 + HEADER_BYTES + 4) { nn_set_err(err, errlen, "%s: truncated (%zu bytes): not a checkpoint", path, n); goto fail; }
