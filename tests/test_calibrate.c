@@ -253,6 +253,13 @@ START_TEST(tool_compare) {
     rc = th_run_tool("calibrate", "calibrate", args, 30, out, sizeof out, errs, sizeof errs);
     ck_assert_int_eq(rc, 1);
     ck_assert_ptr_nonnull(strstr(errs, "not JSON"));
+    f = fopen(b, "w");                                     /* JSON, but only bins: no table of nan */
+    fputs("{\"bins\":[{\"count\":1,\"pred\":0.5,\"obs\":0.5}]}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "--compare --png %s %s", png, b);
+    rc = th_run_tool("calibrate", "calibrate", args, 30, out, sizeof out, errs, sizeof errs);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_ptr_nonnull(strstr(errs, "not a whole calibrate --json file"));
     remove(a), remove(b), remove(png), rmdir(dir);
 }
 END_TEST

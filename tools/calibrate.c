@@ -433,6 +433,15 @@ static int series_of_json(const cJSON *j, const char *path, series *s, char *err
     s->ece = json_get(j, "ece");
     s->t = json_get(fit, "temperature");
     s->log_loss_t = json_get(fit, "log_loss");
+    const double need[] = { s->positions, s->brier, s->log_loss, s->ece, s->t, s->log_loss_t };
+    bool whole = s->rings == 37 || s->rings == 48 || s->rings == 61;
+    for (size_t k = 0; k < sizeof need / sizeof *need; k++) whole = whole && isfinite(need[k]);
+    for (int k = 0; k < n; k++) whole = whole && (s->count[k] == 0 || (isfinite(s->pred[k]) && isfinite(s->obs[k])));
+    if (!whole) {
+        snprintf(err, errlen, "%s: not a whole calibrate --json file (rings, positions, brier, log_loss, ece, fit and "
+                 "the pred and obs of every bin with a count are needed)", path);
+        return -1;
+    }
     snprintf(s->label, sizeof s->label, "%s", cJSON_IsString(label) && label->valuestring[0] ? label->valuestring : "positions");
     char num[40];
     thousands(s->positions, num, sizeof num);
