@@ -204,9 +204,11 @@ static bool budget_ok(const char *kind, double v, bool zero_ok) {
     return v <= MCTS_MAX_MOVE_MS;
 }
 
-static const char *budget_range(const char *kind) {
-    return !strcmp(kind, "sims") ? "sims must be a whole number from 1 to 2000000000"
-                                 : "time must be a number of milliseconds above 0, at most 3600000 (an hour)";
+/* What budget_ok asks of kind, for a message (buf holds 96 bytes). */
+static const char *budget_range(const char *kind, char *buf) {
+    if (!strcmp(kind, "sims")) snprintf(buf, 96, "sims must be a whole number from 1 to %llu", (unsigned long long)MCTS_PUCT_MAX_SIMS);
+    else snprintf(buf, 96, "time must be a number of milliseconds above 0, at most %.0f", MCTS_MAX_MOVE_MS);
+    return buf;
 }
 
 static void cmd_bestmove(ze_protocol *s, const char *arg, FILE *out) {
@@ -222,7 +224,8 @@ static void cmd_bestmove(ze_protocol *s, const char *arg, FILE *out) {
             fail(out, "bestmove: expected 'sims N' or 'time MS', not '%s'", arg, NULL);
             return;
         }
-        if (!budget_ok(kw, v, false)) { fail(out, "bestmove: %s", budget_range(kw), NULL); return; }
+        char range[96];
+        if (!budget_ok(kw, v, false)) { fail(out, "bestmove: %s", budget_range(kw, range), NULL); return; }
         if (!strcmp(kw, "sims")) { sims = (uint64_t)v; time_ms = 0; }
         else { time_ms = v; sims = 0; }
     }
@@ -362,7 +365,8 @@ static void cmd_options(ze_protocol *s, const char *arg, FILE *out) {
             fail(out, "options: %s must be a whole number from 0 to 1e15", name, NULL);
             return;
         }
-        if (strcmp(name, "seed") && !budget_ok(name, v, true)) { fail(out, "options: %s (or 0)", budget_range(name), NULL); return; }
+        char range[96];
+        if (strcmp(name, "seed") && !budget_ok(name, v, true)) { fail(out, "options: %s (or 0)", budget_range(name, range), NULL); return; }
         if (!strcmp(name, "seed")) { if (ze_session_set_seed(s->game, (uint64_t)v, err, sizeof err) != 0) { fail(out, "options: %s", err, NULL); return; } }
         else if (!strcmp(name, "sims")) s->sims = (uint64_t)v;
         else s->time_ms = v;
