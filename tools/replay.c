@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
         if (cli_is_help(argv[i])) { usage(stdout); return 0; }
         else if (!strcmp(argv[i], "--check")) {
             check = true;
-            if (i + 1 < argc && strstr(argv[i + 1], ".csv")) manifest_path = argv[++i];
+            size_t nl = i + 1 < argc ? strlen(argv[i + 1]) : 0;       /* ends in .csv, as --help says */
+            if (nl > 4 && !strcmp(argv[i + 1] + nl - 4, ".csv")) manifest_path = argv[++i];
         } else if (!strcmp(argv[i], "--moves")) moves = true;
         else if (!strcmp(argv[i], "--quiet")) quiet = true;
         else if (argv[i][0] == '-') { zz_file_list_free(&files); return cli_unknown(TOOL, argv[i]); }
