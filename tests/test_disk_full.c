@@ -13,6 +13,7 @@
  *                                      and run.state still load, with the library's loaders),
  *                                      leave no temporary file, and resume once the limit is lifted */
 #include "helpers.h"
+#include "game/atomic_file.h"
 #include "game/sgf.h"
 #include "nn/checkpoint.h"
 #include "train/replay.h"
@@ -150,6 +151,33 @@ static void assert_message(const result *r, const char *tool, const char *file, 
 }
 
 /* ---- render ------------------------------------------------------------------------------------ */
+/* zz_write_file_atomic's targets: a link is written through (it stays a link, its file gets the
+ * bytes), a device such as /dev/null is written in place (no temporary file beside it), a folder
+ * is refused with its cause. */
+START_TEST(atomic_write_targets) {
+    char dir[] = "/tmp/zz-atomic-XXXXXX", file[128], link[128], err[512], back[16] = "";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/file", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    ck_assert_msg(zz_write_file_atomic(file, "old", 3, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(symlink(file, link), 0);
+    ck_assert_msg(zz_write_file_atomic(link, "new!", 4, err, sizeof err) == 0, "%s", err);
+    struct stat st;
+    ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    FILE *f = fopen(file, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq((int)fread(back, 1, sizeof back - 1, f), 4);
+    fclose(f);
+    ck_assert_str_eq(back, "new!");
+    ck_assert_msg(zz_write_file_atomic("/dev/null", "x", 1, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_ne(zz_write_file_atomic(dir, "x", 1, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "Is a directory"), "%s", err);
+    unlink(link);
+    unlink(file);
+    ck_assert_int_eq(rmdir(dir), 0);                      /* nothing else was left there */
+}
+END_TEST
+
 START_TEST(render_file_too_large) {
     char dir[64], out[128], names[512];
     make_dir(dir, sizeof dir);
@@ -378,6 +406,7 @@ static Suite *suite(void) {
     Suite *s = suite_create("disk_full");
     TCase *t = tcase_create("tools");
     tcase_set_timeout(t, 300);
+    tcase_add_test(t, atomic_write_targets);
     tcase_add_test(t, render_file_too_large);
     tcase_add_test(t, render_read_only_folder);
     tcase_add_test(t, arena_sgf_file_too_large);

@@ -426,7 +426,8 @@ static int series_of_json(const cJSON *j, const char *path, series *s, char *err
         double c = json_get(b, "count");
         s->count[k] = isfinite(c) && c >= 0 ? (long)c : 0;
     }
-    s->rings = (int)json_get(j, "rings");
+    double rings = json_get(j, "rings");                 /* NaN when missing: checked before the cast */
+    s->rings = rings == 37 || rings == 48 || rings == 61 ? (int)rings : 0;
     s->positions = json_get(j, "positions");
     s->brier = json_get(j, "brier");
     s->log_loss = json_get(j, "log_loss");

@@ -7,26 +7,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
+/* All of buf to fd.  0, or -1 with "PATH: cause". */
+static int write_all(int fd, const char *path, const void *buf, size_t len, char *err, size_t errlen) {
+    const char *p = buf;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { snprintf(err, errlen, "%s: %s", path, w < 0 ? strerror(errno) : "short write"); return -1; }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A target that is no regular file (/dev/stdout, a pipe) cannot be replaced: written straight. */
+static int write_in_place(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    int rc = write_all(fd, path, buf, len, err, errlen);
+    if (close(fd) != 0 && rc == 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); rc = -1; }
+    return rc;
+}
+
+/* Write path through a temporary file beside it, renamed over it (atomic_file.h). */
+static int replace_file(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(tmp); return -1; }
-    const char *p = buf;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            snprintf(err, errlen, "%s: %s", path, w < 0 ? strerror(errno) : "short write");
-            close(fd); unlink(tmp); free(tmp);
-            return -1;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
+    if (write_all(fd, path, buf, len, err, errlen) != 0) { close(fd); unlink(tmp); free(tmp); return -1; }
     int e = fsync(fd) != 0 ? errno : 0;
     if (close(fd) != 0 && !e) e = errno;
     if (e) {
@@ -52,12 +63,30 @@ int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *er
     return 0;
 }
 
+int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: %s", path, strerror(EISDIR)); return -1; }
+        return write_in_place(path, buf, len, err, errlen);
+    }
+    char *real = NULL;                  /* a link is written through: its target is replaced, not it */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL))) path = real;
+    int rc = replace_file(path, buf, len, err, errlen);
+    free(real);
+    return rc;
+}
+
 void *zz_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size > max) {
-        snprintf(err, errlen, "%s: %s", path, (size_t)st.st_size > max ? "file too large" : strerror(errno));
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    if ((size_t)st.st_size > max) {
+        snprintf(err, errlen, "%s: file too large", path);
         fclose(f);
         return NULL;
     }

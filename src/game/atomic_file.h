@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 /* Write path atomically from buf.  Returns 0, or -1 with "PATH: cause" in err (the target is
- * untouched, and no temporary file is left). */
+ * untouched, and no temporary file is left).  A link is written through (its target replaced); a
+ * target that is no regular file (/dev/stdout, a pipe) is written straight, not atomically. */
 int zz_write_file_atomic(const char *path, const void *buf, size_t len, char *err, size_t errlen);
 /* Read a whole file (at most max bytes) into a new buffer, NUL-terminated.  Returns it (free it),
  * or NULL with a message. */

@@ -634,6 +634,7 @@ double mcts_move_time_ms(double per_move_ms, double game_ms, double used_ms, int
  * before "ok" is the move; every line up to "ok" is read, so the next command starts clean. */
 static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, char *err, size_t errlen) {
     char line[512], cmd[64];
+    if (tms > 0) tms = tms < 1 ? 1 : tms > MCTS_MAX_MOVE_MS ? MCTS_MAX_MOVE_MS : tms;   /* what the protocol takes */
     if (tms > 0) snprintf(cmd, sizeof cmd, "bestmove time %.0f", tms);
     else snprintf(cmd, sizeof cmd, "bestmove");
     if (cmd_send(a, cmd, err, errlen) != 0) return -1;

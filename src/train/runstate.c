@@ -42,7 +42,11 @@ int tr_runstate_load(const char *path, tr_runstate *s, char *err, size_t errlen)
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         char key[64], val[128];
         if (sscanf(line, "%63s %127s", key, val) != 2) continue;
-        if (!strcmp(key, "zertz-train-state")) continue;
+        static const char *const KNOWN[] = { "steps", "trained", "games", "samples", "generation", "best_generation",
+                                             "best_rating", "seconds", "board", "blocks", "channels" };
+        bool known = false;
+        for (size_t k = 0; k < sizeof KNOWN / sizeof *KNOWN; k++) known = known || !strcmp(key, KNOWN[k]);
+        if (!known) continue;                   /* another version's key: not ours to judge */
         char *end;
         double x = strtod(val, &end);
         /* every value a whole number (best_rating and seconds: any finite number), never below 0

@@ -1,7 +1,9 @@
 /* runstate.h — the run-state file OUTDIR/run.state: what a killed run needs to resume exactly
  * (step counts, generations, the best network's rating), written atomically as versioned text:
  *     zertz-train-state 1
- *     key value          (one per line; unknown keys are ignored, missing ones keep defaults) */
+ *     key value          (one per line; unknown keys are ignored; steps and generation are
+ *                         required; a known key's value must be a valid number, or the file is
+ *                         refused as damaged; other missing keys keep their defaults) */
 #ifndef TR_RUNSTATE_H
 #define TR_RUNSTATE_H
 
