@@ -1,5 +1,6 @@
 /* helpers.c — see helpers.h. */
 #include "helpers.h"
+#include "nn/checkpoint.h"
 #include <stdarg.h>
 #include <check.h>
 #include <stdio.h>
@@ -166,4 +167,16 @@ bool th_same_answers(mcts_evaluator *a, mcts_evaluator *b, zz_board_kind board, 
         zz_apply(&p, zz_random_move(&p, &seed), NULL);
     }
     return same;
+}
+
+void th_save_small_net(const char *path, uint64_t seed) {
+    char err[512];
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1;
+    nc.channels = 8;
+    nn_model *m = nn_model_create(&nc, NN_F32, seed, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    ck_assert_msg(nn_checkpoint_save(path, m, 0, false, err, sizeof err) == 0, "%s", err);
+    nn_model_free(m);
 }

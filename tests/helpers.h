@@ -37,6 +37,9 @@ double th_urand(uint64_t *rng);
 /* Give m's batch norms and biases random non-trivial values (gamma 0.5..1.5, beta, running mean
  * and biases ±0.2, running variance 0.5..2), so that tests exercise them. */
 void th_perturb_model(nn_model *m, uint64_t *rng);
+/* A small 37-ring network (1 block x 8 channels, weights from seed) saved at path, for tests that
+ * need a checkpoint but no particular play; fails the test when it cannot. */
+void th_save_small_net(const char *path, uint64_t seed);
 
 /* Say loudly that a check did not run, and why: a banner on stderr, and one line appended to the
  * file $ZZ_SKIP_LOG (when set: `make test` collects them into its summary). */

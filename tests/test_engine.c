@@ -387,16 +387,7 @@ START_TEST(engine_default_player) {
     char ckpt[200], err[256], line[8192], cmdline[900];
     snprintf(ckpt, sizeof ckpt, "%s/zertz37.ckpt", wdir);
     for (int shipped = 0; shipped < 2; shipped++) {
-        if (shipped) {
-            nn_config nc;
-            nn_config_default(&nc, ZZ_B37);
-            nc.blocks = 1;
-            nc.channels = 8;
-            nn_model *m = nn_model_create(&nc, NN_F32, 3, err, sizeof err);
-            ck_assert_ptr_nonnull(m);
-            ck_assert_int_eq(nn_checkpoint_save(ckpt, m, 0, false, err, sizeof err), 0);
-            nn_model_free(m);
-        }
+        if (shipped) th_save_small_net(ckpt, 3);
         snprintf(cmdline, sizeof cmdline, "ZZ_WEIGHTS_DIR=%s %s 2>/dev/null", wdir, prog);
         mcts_proc p;
         ck_assert_msg(mcts_proc_spawn(&p, cmdline, err, sizeof err) == 0, "%s", err);

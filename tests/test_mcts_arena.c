@@ -553,16 +553,9 @@ START_TEST(agent_mix_and_default_weights) {
     ck_assert_msg(a != NULL, "%s", err);
     ck_assert_int_ne(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "no shipped network") != NULL, "%s", err);
-    nn_config nc;
-    nn_config_default(&nc, ZZ_B37);
-    nc.blocks = 1;
-    nc.channels = 8;
-    nn_model *net = nn_model_create(&nc, NN_F32, 5, err, sizeof err);
-    ck_assert_ptr_nonnull(net);
     char path[300];
     snprintf(path, sizeof path, "%s/zertz37.ckpt", dir);
-    ck_assert_int_eq(nn_checkpoint_save(path, net, 0, false, err, sizeof err), 0);
-    nn_model_free(net);
+    th_save_small_net(path, 5);
     ck_assert_msg(mcts_agent_newgame(a, &p, 1, err, sizeof err) == 0, "%s", err);
     ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
     ck_assert(zz_is_legal(&p, m));

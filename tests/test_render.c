@@ -1360,14 +1360,7 @@ START_TEST(tools_refuse_to_overwrite_their_inputs) {
     fclose(f);
     unlink(link);
     ck_assert_int_eq(symlink(game, link), 0);
-    nn_config nc;
-    nn_config_default(&nc, ZZ_B37);
-    nc.blocks = 1;
-    nc.channels = 8;
-    nn_model *m = nn_model_create(&nc, NN_F32, 1, e, sizeof e);
-    ck_assert_ptr_nonnull(m);
-    ck_assert_int_eq(nn_checkpoint_save(ckpt, m, 0, false, e, sizeof e), 0);
-    nn_model_free(m);
+    th_save_small_net(ckpt, 1);
     struct { const char *tool, *fmt; bool via_link; } cases[] = {
         { "render", "%s -o %s", false },                        /* the game, written as a PNG */
         { "render", "%s -o %s", true },                         /* ... through a link to it */
