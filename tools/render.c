@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -130,10 +129,7 @@ static bool parse_int(const char *s, long lo, long hi, long *out) {
 /* Read "MOVE VISITS" lines for the position p. */
 static int read_visits(const char *path, const zz_pos *p, zz_move **moves, int **visits, int *n,
                        char *err, size_t errlen) {
-    struct stat st;                 /* a device or a pipe (/dev/zero) could be read for ever */
-    if (stat(path, &st) != 0) { snprintf(err, errlen, "%s", strerror(errno)); return -1; }
-    if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "not a regular file"); return -1; }
-    if (st.st_size > (16 << 20)) { snprintf(err, errlen, "larger than 16 MiB: not a list of moves and visits"); return -1; }
+    if (zz_check_regular_file(path, 16LL << 20, err, errlen) != 0) return -1;     /* /dev/zero: for ever */
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s", strerror(errno)); return -1; }
     char line[512];

@@ -5,13 +5,13 @@
 #include "game/handicap.h"
 #include "game/notation.h"
 #include "game/posstr.h"
+#include "game/atomic_file.h"
 #include "game/sgf.h"
 #include "mcts/agent.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define ENGINE_NAME "zertz-mcts"
 #define ENGINE_VERSION "1.0"
@@ -270,9 +270,8 @@ static void cmd_position(ze_protocol *s, const char *arg, FILE *out) {
     } else if (!strncmp(arg, "sgf ", 4)) {
         const char *path = arg + 4;
         while (isspace((unsigned char)*path)) path++;
-        struct stat st;                 /* a pipe or a device (/dev/stdin: the protocol's own input) would be
-                                         * read to its end, or block */
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { fail(out, "position: %s: not a regular file", path, NULL); goto done; }
+        char why[96];                   /* /dev/stdin, the protocol's own input, would be read to its end */
+        if (zz_check_regular_file(path, 64LL << 20, why, sizeof why) != 0) { fail(out, "position: %s: %s", path, why); goto done; }
         zz_game g;
         if (zz_sgf_read_file(path, &g, err, sizeof err) != 0) { fail(out, "position: %s", err, NULL); goto done; }
         start = g.start;

@@ -124,3 +124,11 @@ bool zz_same_file(const char *a, const char *b) {
     struct stat sa, sb;
     return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+int zz_check_regular_file(const char *path, long long max, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "not a regular file"); return -1; }
+    if ((long long)st.st_size > max) { snprintf(err, errlen, "larger than %lld MiB", max >> 20); return -1; }
+    return 0;
+}

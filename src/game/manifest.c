@@ -1,11 +1,11 @@
 /* manifest.c — reading the archive manifest (RFC-4180 CSV with a header row). */
+#include "game/atomic_file.h"
 #include "manifest.h"
 #include "sgf.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum { MAX_FIELDS = 64 };
 
@@ -52,9 +52,9 @@ static int cmp_row_path(const void *a, const void *b) {
 
 int zz_manifest_load(const char *path, zz_manifest *m, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
-    struct stat st;                 /* a device (/dev/zero) would be one endless line */
-    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > (256 << 20))) {
-        snprintf(err, errlen, "%s: %s", path, S_ISREG(st.st_mode) ? "larger than 256 MiB: not a manifest" : "not a regular file");
+    char why[96];                   /* a device (/dev/zero) would be one endless line */
+    if (zz_check_regular_file(path, 256LL << 20, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
     FILE *f = fopen(path, "r");
