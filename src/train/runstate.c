@@ -38,45 +38,53 @@ int tr_runstate_load(const char *path, tr_runstate *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s: version %d is newer than this program's %d", path, version, TR_RUNSTATE_VERSION);
         return -1;
     }
-    bool have_steps = false, have_generation = false;
+    /* the keys this version knows: a count (a whole number up to max), or a real number (the
+     * rating may be negative); unknown keys are another version's, not ours to judge */
+    enum { COUNT, REAL };
+    static const struct { const char *key; int kind; double max; } FIELDS[] = {
+        { "steps", COUNT, 9e18 }, { "trained", COUNT, 9e18 }, { "games", COUNT, 9e18 }, { "samples", COUNT, 9e18 },
+        { "generation", COUNT, 1e9 }, { "best_generation", COUNT, 1e9 }, { "best_rating", REAL, 1e9 },
+        { "seconds", REAL, 1e15 }, { "board", COUNT, 1e9 }, { "blocks", COUNT, 1e9 }, { "channels", COUNT, 1e9 },
+    };
+    enum { NFIELDS = sizeof FIELDS / sizeof *FIELDS };
+    double v[NFIELDS] = { 0 };
+    bool seen[NFIELDS] = { false };
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         char key[64], val[128];
         if (sscanf(line, "%63s %127s", key, val) != 2) continue;
-        static const char *const KNOWN[] = { "steps", "trained", "games", "samples", "generation", "best_generation",
-                                             "best_rating", "seconds", "board", "blocks", "channels" };
-        bool known = false;
-        for (size_t k = 0; k < sizeof KNOWN / sizeof *KNOWN; k++) known = known || !strcmp(key, KNOWN[k]);
-        if (!known) continue;                   /* another version's key: not ours to judge */
+        int k = 0;
+        while (k < NFIELDS && strcmp(key, FIELDS[k].key)) k++;
+        if (k == NFIELDS) continue;
         char *end;
         double x = strtod(val, &end);
-        /* every value a whole number (best_rating and seconds: any finite number), never below 0
-         * but the rating: a damaged line must not be read as 0 and cut the logs to it */
-        bool real = !strcmp(key, "best_rating") || !strcmp(key, "seconds");
-        if (*end || !isfinite(x) || (x < 0 && strcmp(key, "best_rating")) || (!real && x != floor(x)) || fabs(x) > 9e18) {
+        bool ok = !*end && isfinite(x) && fabs(x) <= FIELDS[k].max && (x >= 0 || strcmp(key, "best_rating") == 0) &&
+                  (FIELDS[k].kind == REAL || x == floor(x));
+        if (!ok) {          /* a damaged line must not be read as 0 (a resume would cut the logs to it) */
             snprintf(err, errlen, "%s: '%s %s' is not a valid value: the file is damaged (restore it, or start over "
                      "with --fresh)", path, key, val);
             free(buf);
             return -1;
         }
-        if (!strcmp(key, "steps")) { s->steps = (long)x; have_steps = true; }
-        else if (!strcmp(key, "trained")) s->trained = (long long)x;
-        else if (!strcmp(key, "games")) s->games = (long long)x;
-        else if (!strcmp(key, "samples")) s->samples = (long long)x;
-        else if (!strcmp(key, "generation")) { s->generation = x > 1e9 ? -1 : (int)x; have_generation = true; }
-        else if (!strcmp(key, "best_generation")) s->best_generation = x > 1e9 ? -1 : (int)x;
-        else if (!strcmp(key, "best_rating")) s->best_rating = x;
-        else if (!strcmp(key, "seconds")) s->seconds = x;
-        else if (!strcmp(key, "board")) s->board = x > 1e9 ? -1 : (int)x;
-        else if (!strcmp(key, "blocks")) s->blocks = x > 1e9 ? -1 : (int)x;
-        else if (!strcmp(key, "channels")) s->channels = x > 1e9 ? -1 : (int)x;
+        v[k] = x;
+        seen[k] = true;
     }
-    if (!have_steps || !have_generation || s->generation < 0 || s->best_generation < 0 || s->board < 0 ||
-        s->blocks < 0 || s->channels < 0) {
-        snprintf(err, errlen, "%s: %s: the file is damaged (restore it, or start over with --fresh)", path,
-                 !have_steps ? "no steps line" : !have_generation ? "no generation line" : "a count out of range");
+    if (!seen[0] || !seen[4]) {
+        snprintf(err, errlen, "%s: no %s line: the file is damaged (restore it, or start over with --fresh)", path,
+                 !seen[0] ? "steps" : "generation");
         free(buf);
         return -1;
     }
+    s->steps = (long)v[0];
+    s->trained = (long long)v[1];
+    s->games = (long long)v[2];
+    s->samples = (long long)v[3];
+    s->generation = (int)v[4];
+    s->best_generation = (int)v[5];
+    s->best_rating = v[6];
+    s->seconds = v[7];
+    s->board = (int)v[8];
+    s->blocks = (int)v[9];
+    s->channels = (int)v[10];
     free(buf);
     return 0;
 }
