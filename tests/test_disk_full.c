@@ -178,6 +178,30 @@ START_TEST(atomic_write_targets) {
 }
 END_TEST
 
+/* zz_same_path: two spellings of one output are one path whether or not the file exists yet (the
+ * folder compared by inode, the name by text); another name, or another folder, is not. */
+START_TEST(same_path_for_outputs_not_yet_written) {
+    char dir[] = "/tmp/zz-path-XXXXXX", a[128], b[128], sub[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(a, sizeof a, "%s/out", dir);
+    snprintf(b, sizeof b, "%s/sub/../out", dir);
+    ck_assert(!zz_same_file(a, b));                        /* neither exists: no inode to compare */
+    ck_assert(zz_same_path(a, b));
+    snprintf(b, sizeof b, "%s/./out", dir);
+    ck_assert(zz_same_path(a, b));
+    snprintf(b, sizeof b, "%s/out2", dir);
+    ck_assert(!zz_same_path(a, b));
+    snprintf(b, sizeof b, "%s/sub/out", dir);
+    ck_assert(!zz_same_path(a, b));
+    ck_assert(!zz_same_path(a, NULL));
+    ck_assert(zz_same_path("out", "./out"));
+    ck_assert_int_eq(rmdir(sub), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(render_file_too_large) {
     char dir[64], out[128], names[512];
     make_dir(dir, sizeof dir);
@@ -407,6 +431,7 @@ static Suite *suite(void) {
     TCase *t = tcase_create("tools");
     tcase_set_timeout(t, 300);
     tcase_add_test(t, atomic_write_targets);
+    tcase_add_test(t, same_path_for_outputs_not_yet_written);
     tcase_add_test(t, render_file_too_large);
     tcase_add_test(t, render_read_only_folder);
     tcase_add_test(t, arena_sgf_file_too_large);

@@ -1345,6 +1345,32 @@ static int run_tool(const char *args, char *errout, size_t n) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* Two outputs of one tool never name one file, however spelled, and whether or not it exists:
+ * exit 2 before anything is written. */
+START_TEST(tools_refuse_two_outputs_on_one_file) {
+    if (!have_tool()) return;
+    char args[1400], e[2048], out[600], again[600], sub[600];
+    snprintf(sub, sizeof sub, "%s/two-out", tmpdir());
+    mkdir(sub, 0700);
+    snprintf(out, sizeof out, "%s/x", tmpdir());
+    snprintf(again, sizeof again, "%s/two-out/../x", tmpdir());
+    unlink(out);
+    struct { const char *tool, *fmt; } cases[] = {
+        { "nn_dump", "--board 37 --n 1 --out %s --save-ckpt %s" },
+        { "analyse", "-m 'Wd4,g1' --sims 2 -q --json %s --png %s" },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, cases[i].fmt, out, again);
+        int rc = th_run_tool("test_render", cases[i].tool, args, 60, NULL, 0, e, sizeof e);
+        if (rc < 0) continue;                                    /* not built: said loudly */
+        ck_assert_msg(rc == 2 && (strstr(e, "another") || strstr(e, "one would overwrite")),
+                      "%s %s: exit %d: %s", cases[i].tool, args, rc, e);
+        ck_assert_msg(access(out, F_OK) != 0, "%s wrote %s", cases[i].tool, out);
+    }
+    rmdir(sub);
+}
+END_TEST
+
 /* Tools never write over their inputs (a game, a checkpoint, a --compare series), whatever the
  * path's spelling (a symbolic link included): exit 2, the input unchanged. */
 START_TEST(tools_refuse_to_overwrite_their_inputs) {
@@ -1604,6 +1630,7 @@ static Suite *render_suite(void) {
     tcase_add_test(t, tool_errors_and_output);
     tcase_add_test(t, tool_refuses_empty_input);
     tcase_add_test(t, tools_refuse_to_overwrite_their_inputs);
+    tcase_add_test(t, tools_refuse_two_outputs_on_one_file);
     suite_add_tcase(s, t);
     t = tcase_create("archive");
     tcase_set_timeout(t, 120);

@@ -99,6 +99,7 @@ static int parse_args(int argc, char **argv, options *o) {
     if (!o->file == !o->moves) return cli_bad(TOOL, o->file ? "-m" : "GAME", "give one game: a file or -m TURNS");
     if (zz_same_file(o->json, o->file)) return cli_bad(TOOL, "--json", "that is the game's file: it would be overwritten");
     if (zz_same_file(o->png, o->file)) return cli_bad(TOOL, "--png", "that is the game's file: it would be overwritten");
+    if (zz_same_path(o->png, o->json)) return cli_bad(TOOL, "--png", "that is the --json file: one would overwrite the other");
     char err[512];
     if (o->agent && mcts_agent_check_spec(o->agent, err, sizeof err) != 0) return cli_bad(TOOL, "--agent", err);
     return -1;

@@ -110,6 +110,7 @@ static int parse_args(int argc, char **argv, options *o) {
         if (zz_same_file(o->json, o->inputs[k])) return cli_bad(TOOL, "--json", "that is an input: it would be overwritten");
         if (zz_same_file(o->png, o->inputs[k])) return cli_bad(TOOL, "--png", "that is an input: it would be overwritten");
     }
+    if (zz_same_path(o->png, o->json)) return cli_bad(TOOL, "--png", "that is the --json file: one would overwrite the other");
     return -1;
 }
 

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
     if (!n) return cli_bad(tool, "--n", "required (positions to dump)");
     if (!out) return cli_bad(tool, "--out", "required (the dump file)");
     if (zz_same_file(out, ckpt)) return cli_bad(tool, "--out", "that is the --ckpt file: it would be overwritten");
-    if (save && (zz_same_file(save, ckpt) || !strcmp(save, out))) return cli_bad(tool, "--save-ckpt", "that is another input or output");
+    if (save && (zz_same_file(save, ckpt) || zz_same_path(save, out))) return cli_bad(tool, "--save-ckpt", "that is another input or output");
 
     char err[512];
     nn_model *m;

@@ -125,6 +125,23 @@ bool zz_same_file(const char *a, const char *b) {
     return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* path's folder ("." when it names none, "/" for a name at the root) into out; its last name. */
+static const char *split_path(const char *path, char *out, size_t n) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, n, ".");
+    else if (slash == path) snprintf(out, n, "/");
+    else snprintf(out, n, "%.*s", (int)(slash - path), path);
+    return slash ? slash + 1 : path;
+}
+
+bool zz_same_path(const char *a, const char *b) {
+    if (!a || !b) return false;
+    if (zz_same_file(a, b)) return true;
+    char da[4096], db[4096];
+    const char *na = split_path(a, da, sizeof da), *nb = split_path(b, db, sizeof db);
+    return strcmp(na, nb) == 0 && zz_same_file(da, db);
+}
+
 int zz_check_regular_file(const char *path, long long max, char *err, size_t errlen) {
     struct stat st;
     if (stat(path, &st) != 0) return 0;

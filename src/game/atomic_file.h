@@ -20,6 +20,10 @@ void *zz_read_file(const char *path, size_t max, size_t *len, char *err, size_t 
 /* Whether a and b name one existing file (the same device and inode: links and other spellings
  * included).  A tool checks its outputs against its inputs with it before it writes. */
 bool zz_same_file(const char *a, const char *b);
+/* Whether a and b would name one file once written: the same existing file (zz_same_file), or the
+ * same name in one folder (its folder compared by device and inode), for two outputs that may not
+ * exist yet.  A tool checks its outputs against each other with it. */
+bool zz_same_path(const char *a, const char *b);
 /* Before reading path whole: 0 when it is a regular file of at most max bytes (or cannot be
  * stat'ed: its opener then says why); -1 with "not a regular file" or "larger than N MiB" in err
  * (a device such as /dev/zero, or a pipe, could be read for ever or block). */
