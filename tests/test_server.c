@@ -10,6 +10,7 @@
 #include "mcts/clock.h"
 #include "server/api.h"
 #include "server/client.h"
+#include "server/reviews.h"
 #include "server/server.h"
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -546,6 +547,35 @@ START_TEST(review_of_a_game) {
 }
 END_TEST
 
+/* A review whose last view cannot be written (memory runs out) ends for its readers with a 500
+ * and a message, and its stream ends: it does not say "running" for ever. */
+START_TEST(review_whose_last_view_is_lost) {
+    start(30);
+    sv_review_test_lose_last_view(1);
+    cJSON *r = expect("POST", "/api/reviews", "{\"moves\": \"Wd7,d1; Be1,e6\", \"sims\": 20}", 202);
+    char p[128];
+    snprintf(p, sizeof p, "/api/reviews/%s", str(r, "id"));
+    cJSON_Delete(r);
+    reply g = { 0 };
+    for (int i = 0; i < 200; i++) {
+        g = request("GET", p, NULL);
+        if (g.status != 200) break;
+        free(g.raw);
+        g.raw = NULL;
+        struct timespec ts = { 0, 50000000L };
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_msg(g.status == 500 && strstr(g.body, "ran out of memory"), "status %d: %s", g.status, g.raw ? g.body : "");
+    free(g.raw);
+    strncat(p, "/stream", sizeof p - strlen(p) - 1);
+    reply st = request("GET", p, NULL);
+    ck_assert_msg(st.status == 200 && strstr(st.body, "event: end") && strstr(st.body, "ran out of memory"), "%s", st.body);
+    free(st.raw);
+    sv_review_test_lose_last_view(0);
+    stop();
+}
+END_TEST
+
 START_TEST(idle_games_are_freed) {
     start(0.01);                                                  /* 0.6 s */
     cJSON *g = new_game("{}");
@@ -595,6 +625,7 @@ static Suite *suite(void) {
     tcase_add_test(t, analyse_and_disconnect);
     tcase_add_test(t, analyses_are_limited);
     tcase_add_test(t, review_of_a_game);
+    tcase_add_test(t, review_whose_last_view_is_lost);
     tcase_add_test(t, idle_games_are_freed);
     suite_add_tcase(s, t);
     return s;

@@ -20,7 +20,12 @@ struct sv_review {
     cJSON *fixed;                  /* cells and positions: the same in every answer */
     pthread_mutex_t lock;          /* guards view */
     char *view;                    /* the review so far (JSON text) */
+    atomic_int last_lost;          /* the review ended but its last view could not be written */
 };
+
+/* Tests: the review thread's last view is lost, as when memory runs out writing it. */
+static atomic_int lose_last_view;
+void sv_review_test_lose_last_view(int on) { atomic_store(&lose_last_view, on); }
 
 struct sv_reviews {
     sv_registry reg;
@@ -68,16 +73,18 @@ int sv_review_delete(sv_reviews *rs, const char *id, cJSON **out) {
 }
 
 /* ---- progress ----------------------------------------------------------------------------- */
-static void publish_text(sv_review *r, char *text) {
-    if (!text) return;
+static bool publish_text(sv_review *r, char *text) {
+    if (!text) return false;
     pthread_mutex_lock(&r->lock);
     free(r->view);
     r->view = text;
     pthread_mutex_unlock(&r->lock);
+    return true;
 }
 
-/* The answer for the review so far (the review thread, or the creator before it starts). */
-static void publish(sv_review *r, const ze_review *rv, const char *error) {
+/* The answer for the review so far (the review thread, or the creator before it starts).  Whether
+ * it was published (false: out of memory, the view before it stays). */
+static bool publish(sv_review *r, const ze_review *rv, const char *error) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", r->entry.id);
     cJSON_AddBoolToObject(o, "running", atomic_load(&r->entry.working) != 0);
@@ -89,8 +96,9 @@ static void publish(sv_review *r, const ze_review *rv, const char *error) {
     cJSON_AddItemReferenceToObject(o, "positions", cJSON_GetObjectItem(r->fixed, "positions"));
     if (rv && rv->turns) cJSON_AddItemToObject(o, "review", ze_review_json(&r->game, rv, &r->cfg, r->spec));
     else cJSON_AddNullToObject(o, "review");
-    publish_text(r, cJSON_PrintUnformatted(o));
+    bool ok = publish_text(r, cJSON_PrintUnformatted(o));
     cJSON_Delete(o);
+    return ok;
 }
 
 static void on_progress(const ze_review *rv, int turn, void *ctx) { publish(ctx, rv, NULL); }
@@ -101,12 +109,18 @@ static void *review_main(void *arg) {
     char err[512];
     int rc = ze_review_game(r->agent, &r->game, &r->cfg, &r->stop, on_progress, r, &rv, err, sizeof err);
     atomic_store(&r->entry.working, 0);
-    publish(r, &rv, rc ? err : NULL);
+    /* a lost last view would leave the view saying "running" for ever: readers are told instead */
+    if (atomic_load(&lose_last_view) || !publish(r, &rv, rc ? err : NULL)) atomic_store(&r->last_lost, 1);
     ze_review_free(&rv);
     return NULL;
 }
 
 int sv_review_state(sv_review *r, cJSON **out, bool *running) {
+    if (atomic_load(&r->last_lost)) {
+        *running = false;
+        *out = sv_error("the review ended, but the server ran out of memory writing its result; start it again");
+        return 500;
+    }
     pthread_mutex_lock(&r->lock);
     *out = r->view ? cJSON_Parse(r->view) : NULL;
     pthread_mutex_unlock(&r->lock);

@@ -26,6 +26,9 @@ void sv_review_put(sv_reviews *rs, sv_review *r);
 int sv_review_create(sv_reviews *rs, const cJSON *body, cJSON **out);
 /* The review so far; *running says whether it goes on. */
 int sv_review_state(sv_review *r, cJSON **out, bool *running);
+/* Tests: 1 loses the last view of every review that ends from now on (as memory running out
+ * would); 0 restores. */
+void sv_review_test_lose_last_view(int on);
 /* Stop and free it. */
 int sv_review_delete(sv_reviews *rs, const char *id, cJSON **out);
 
