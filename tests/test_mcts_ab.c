@@ -387,8 +387,9 @@ START_TEST(ab_move_score_matches_the_search) {
 }
 END_TEST
 
-/* Whether agent `spec`, choosing from hanging_position with this seed, hands over the game. */
-static bool hands_over(const char *spec, uint64_t seed) {
+/* Whether agent `spec`, choosing from hanging_position with this seed, hands over the game;
+ * *beside (when given) gets the number of its moves whose guard searched beside PUCT. */
+static bool hands_over_counted(const char *spec, uint64_t seed, uint64_t *beside) {
     char err[256];
     mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
     ck_assert_msg(a, "%s", err);
@@ -398,9 +399,12 @@ static bool hands_over(const char *spec, uint64_t seed) {
     zz_move m;
     ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
     zz_apply(&p, m, NULL);
+    if (beside) *beside = mcts_agent_get_stats(a)->guarded_beside;
     mcts_agent_free(a);
     return wins_this_turn(&p);
 }
+
+static bool hands_over(const char *spec, uint64_t seed) { return hands_over_counted(spec, seed, NULL); }
 
 /* The alpha-beta guard (guard=): PUCT on uniform priors with 3 simulations hands the opponent
  * the game from hanging_position on some of 8 seeds; guarded (alpha-beta to depth 2, no clock:
@@ -416,6 +420,27 @@ START_TEST(guard_keeps_puct_from_handing_over_the_game) {
     ck_assert_int_gt(unguarded, 0);
     const char *bad[] = { "puct:uniform:10,guard=1", "puct:uniform:10,guardmargin=-1", "uct:10,guard=0.5", "ab:3,guard=0.5" };
     for (unsigned i = 0; i < 4; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
+}
+END_TEST
+
+/* The guard beside PUCT (guardpar=1 with a time budget: alpha-beta on a thread of its own while
+ * PUCT searches): PUCT on uniform priors kept to 3 children hands over the game from
+ * hanging_position on some of 8 seeds; guarded beside it, never, and each move's guard ran beside
+ * PUCT (guardpar=0: before it). */
+START_TEST(guard_beside_puct_keeps_it_from_handing_over_the_game) {
+    int unguarded = 0;
+    uint64_t beside;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        unguarded += hands_over("puct:uniform:1000000000,time=40,maxchildren=3", seed);
+        ck_assert_msg(!hands_over_counted("puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,guardpar=1", seed, &beside),
+                      "seed %llu: the guarded move hands over the game", (unsigned long long)seed);
+        ck_assert_int_eq((int)beside, 1);
+    }
+    ck_assert_int_gt(unguarded, 0);
+    hands_over_counted("puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,guardpar=0", 1, &beside);
+    ck_assert_int_eq((int)beside, 0);
+    hands_over_counted("puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,threads=2", 1, &beside);
+    ck_assert_int_eq((int)beside, 1);                     /* the default with two threads */
 }
 END_TEST
 
@@ -477,6 +502,7 @@ int main(void) {
     tcase_add_test(tc, abmix_evaluator_blends_quiescence);
     tcase_add_test(tc, ab_move_score_matches_the_search);
     tcase_add_test(tc, guard_keeps_puct_from_handing_over_the_game);
+    tcase_add_test(tc, guard_beside_puct_keeps_it_from_handing_over_the_game);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ struct mcts_agent {
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
     bool guard_given;              /* the spec set guard=; else "default" weights take the board's
                                       (mcts_default_guard) at newgame */
+    int guard_parallel;            /* 1: the guard searches on its own thread beside PUCT, 0: before
+                                      it; -1 (default): beside it when threads > 1 */
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
@@ -104,6 +107,7 @@ static const agent_option OPTIONS[] = {
     { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 48 and 61 rings)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
+    { "guardpar", FOR_PUCT, 0, 1, true, "guard=: 1 alpha-beta on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
     { "prec", FOR_PUCT, -1, 2, true, "network convolutions: 0 float, 1 bf16, 2 int8, -1 as ZZ_NN_PRECISION says" },
@@ -153,9 +157,15 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "guard")) a->guard = v, a->guard_given = true;
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
+    else if (!strcmp(k, "guardpar")) a->guard_parallel = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
     else if (!strcmp(k, "prec")) a->prec = (int)v;
+}
+
+/* guardpar=: as set, else whether the agent has more than one thread. */
+static bool guard_in_parallel(const mcts_agent *a) {
+    return a->guard_parallel < 0 ? a->pcfg.threads > 1 : a->guard_parallel > 0;
 }
 
 /* An option's value, as set_option stores it (for the help's defaults). */
@@ -193,6 +203,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "guard")) return a->guard;
     if (!strcmp(k, "guardmargin")) return a->guard_margin;
     if (!strcmp(k, "guarddepth")) return a->guard_depth;
+    if (!strcmp(k, "guardpar")) return guard_in_parallel(a);
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
     if (!strcmp(k, "prec")) return a->prec;
@@ -391,6 +402,7 @@ static void agent_defaults(mcts_agent *a, int kind, int threads_default) {
     a->abscale = 400;
     a->guard_margin = 100;
     a->guard_depth = 2;
+    a->guard_parallel = -1;
     a->prec = -1;
     a->cmd_timeout_ms = MCTS_CMD_TIMEOUT_DEFAULT_MS;
 }
@@ -522,6 +534,7 @@ static void help_option(FILE *f, const agent_option *o, const mcts_agent *u, con
     if (!strcmp(o->key, "seed")) snprintf(range, sizeof range, "0..2^53");
     double du = get_option(u, o->key), dp = get_option(p, o->key);
     if (!strcmp(o->key, "threads")) snprintf(dflt, sizeof dflt, "the tool's --threads");
+    else if (!strcmp(o->key, "guardpar")) snprintf(dflt, sizeof dflt, "1 when threads > 1, else 0");
     else if (o->kinds == FOR_UCT) snprintf(dflt, sizeof dflt, "%g", du);
     else if (o->kinds == FOR_PUCT) snprintf(dflt, sizeof dflt, "%g", dp);
     else if (du == dp) snprintf(dflt, sizeof dflt, "%g", du);
@@ -666,7 +679,10 @@ static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, 
  * guard_margin points of alpha-beta's best, else alpha-beta's move is played.  A check that runs
  * out of time, or a guard that completed no depth, leaves m.  When alpha-beta finds every move
  * lost, m must not lose sooner than its best.  A move with a simulation budget
- * (no time) has the guard search to guarddepth= plies, and the check, without a clock. */
+ * (no time) has the guard search to guarddepth= plies, and the check, without a clock.
+ * In parallel (guardpar=, the default when the agent has two threads or more) alpha-beta searches
+ * on a thread of its own while PUCT searches, each for the move's time less the check's share:
+ * one more core for the guard, none taken from PUCT's time. */
 static const double GUARD_CHECK_SHARE = 0.25;
 
 /* The guard's search of p (into *gr) before PUCT's; returns PUCT's time for the move (tms, the
@@ -681,6 +697,20 @@ static double guard_search(mcts_agent *a, const zz_pos *p, double tms, double t0
     return puct_ms < 1 ? 1 : puct_ms;
 }
 
+/* The guard searching beside PUCT: its position, time and result. */
+typedef struct {
+    mcts_ab *ab;
+    zz_pos pos;
+    double ms;
+    mcts_ab_result result;
+} guard_job;
+
+static void *guard_thread(void *arg) {
+    guard_job *j = arg;
+    mcts_ab_search(j->ab, &j->pos, MCTS_AB_MAX_DEPTH, j->ms, &j->result);
+    return NULL;
+}
+
 static zz_move guard_move(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_ab_result *gr, double check_ms) {
     if (!gr->move || m == gr->move || gr->depth < 1) return m;
     int sm;
@@ -689,6 +719,32 @@ static zz_move guard_move(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_
     if (lost ? sm >= gr->score : (double)gr->score - sm <= a->guard_margin) return m;
     a->stats.overrides++;
     return gr->move;
+}
+
+/* PUCT's move for p in tms ms (0: the simulation budget), guarded when guard= is on: the guard
+ * before PUCT, or beside it on its own thread.  0, or -1 with a message. */
+static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz_move *m, char *err, size_t errlen) {
+    sync_root(a, p);
+    mcts_ab_result gr = { 0 };
+    bool guarded = a->guard > 0 && a->ab != NULL;
+    double check_ms = tms * a->guard * GUARD_CHECK_SHARE;
+    guard_job job = { .ab = a->ab, .pos = *p, .ms = fmax(1, tms - check_ms - 1000 * (mcts_now_s() - t0)) };
+    pthread_t beside;
+    bool parallel = guarded && tms > 0 && guard_in_parallel(a) &&
+                    pthread_create(&beside, NULL, guard_thread, &job) == 0;
+    double puct_ms = parallel ? job.ms : guarded ? guard_search(a, p, tms, t0, &gr) : tms;
+    mcts_think th;
+    int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
+    int rc = mcts_puct_think(a->puct, sims, puct_ms, &th, err, errlen);
+    if (parallel) {
+        pthread_join(beside, NULL);
+        gr = job.result;
+        a->stats.guarded_beside++;
+    }
+    if (rc != 0) return -1;
+    *m = guarded ? guard_move(a, p, th.move, &gr, check_ms) : th.move;
+    a->stats.sims += th.stats.iterations;
+    return 0;
 }
 
 int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, size_t errlen) {
@@ -707,18 +763,9 @@ int mcts_agent_choose(mcts_agent *a, const zz_pos *p, zz_move *m, char *err, siz
         a->stats.sims += st.iterations;
         break;
     }
-    case AG_PUCT: {
-        sync_root(a, p);
-        mcts_ab_result gr = { 0 };
-        bool guarded = a->guard > 0 && a->ab != NULL;
-        double puct_ms = guarded ? guard_search(a, p, tms, t0, &gr) : tms;
-        mcts_think th;
-        int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
-        if (mcts_puct_think(a->puct, sims, puct_ms, &th, err, errlen) != 0) return -1;
-        *m = guarded ? guard_move(a, p, th.move, &gr, tms * a->guard * GUARD_CHECK_SHARE) : th.move;
-        a->stats.sims += th.stats.iterations;
+    case AG_PUCT:
+        if (puct_choose(a, p, tms, t0, m, err, errlen) != 0) return -1;
         break;
-    }
     case AG_CMD:
         if (cmd_bestmove(a, p, tms, m, err, errlen) != 0) return -1;
         break;

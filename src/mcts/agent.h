@@ -82,6 +82,7 @@ typedef struct mcts_agent_stats {
     double seconds;           /* time spent choosing them */
     uint64_t sims;            /* simulations (UCT iterations / PUCT playouts) */
     uint64_t overrides;       /* moves of PUCT that its alpha-beta guard replaced (guard=) */
+    uint64_t guarded_beside;  /* moves whose guard searched on its own thread beside PUCT (guardpar=) */
 } mcts_agent_stats;
 
 /* The time for the next move with a per-game budget game_ms (0: none) of which used_ms is
