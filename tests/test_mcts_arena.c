@@ -167,7 +167,10 @@ END_TEST
 START_TEST(match_writes_sgf) {
     char dir[] = "/tmp/zz-arena-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    mcts_match_result r = run("random", "uct:50", 4, 2, 5, dir);
+    /* B's spec is longer than 64 characters: the records keep it whole (P0/P1 and RE) */
+    const char *b = "uct:50,threads=1,reuse=1,time=0,game=0,seed=0,vl=1,c=1.4,fpu=1,pwa=0.5";
+    ck_assert_int_gt((int)strlen(b), 64);
+    mcts_match_result r = run("random", b, 4, 2, 5, dir);
     int wins_b = 0;
     for (int i = 0; i < 4; i++) {
         char path[256], err[256];
@@ -176,9 +179,9 @@ START_TEST(match_writes_sgf) {
         ck_assert_msg(zz_sgf_read_file(path, &g, err, sizeof err) == 0, "%s", err);
         ck_assert(zz_over(&g.final));
         /* game i: A (random) moves first when i is even */
-        const char *first = i % 2 == 0 ? "random" : "uct:50";
+        const char *first = i % 2 == 0 ? "random" : b;
         ck_assert_str_eq(g.player_name[0], first);
-        if (g.winner >= 0 && strcmp(g.player_name[g.winner], "uct:50") == 0) wins_b++;
+        if (g.winner >= 0 && strcmp(g.player_name[g.winner], b) == 0) wins_b++;
         zz_game_free(&g);
         unlink(path);
     }

@@ -177,7 +177,8 @@ static int write_graph(const char *path, const zz_game *g, const ze_review *r, c
     for (int i = 0; i < r->nturns; i++)
         pts[i] = (rd_wp_turn){ ze_review_wp0(r, cfg, i), r->turns[i].player, r->turns[i].label };
     char names[2][64], title[256];
-    for (int p = 0; p < 2; p++) snprintf(names[p], sizeof names[p], "%s", g->player_name[p][0] ? g->player_name[p] : p ? "Player 2" : "Player 1");
+    for (int p = 0; p < 2; p++)                               /* cut to a picture's line */
+        snprintf(names[p], sizeof names[p], "%.63s", g->player_name[p][0] ? g->player_name[p] : p ? "Player 2" : "Player 1");
     snprintf(title, sizeof title, "%s vs %s: win probability (%s)", names[0], names[1], rd_board_title(g->board));
     rd_style st;
     rd_style_default(&st);

@@ -32,7 +32,7 @@ typedef struct {
 typedef struct zz_game_s {
     zz_board_kind board;
     char variant[32];               /* SU tag */
-    char player_name[2][64];
+    char player_name[2][256];       /* long enough for an agent spec (arena and ladder records) */
     char game_name[128];            /* GN tag */
     char date[64];                  /* DT tag */
     int first_player;               /* 0 or 1 */

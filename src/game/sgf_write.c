@@ -57,7 +57,7 @@ static void write_unfinished(FILE *f, const zz_board *b, const zz_part_turn *u, 
 
 int zz_sgf_write(FILE *f, const zz_game *g) {
     const zz_board *b = zz_board_get(g->board);
-    char n0[64], n1[64], gn[128], dt[64];
+    char n0[sizeof g->player_name[0]], n1[sizeof g->player_name[1]], gn[128], dt[64];
     clean_name(g->player_name[0][0] ? g->player_name[0] : "player0", n0, sizeof n0);
     clean_name(g->player_name[1][0] ? g->player_name[1] : "player1", n1, sizeof n1);
     clean_name(g->game_name[0] ? g->game_name : "zertz", gn, sizeof gn);

@@ -13,9 +13,11 @@ const char *rd_board_title(zz_board_kind kind) {
     }
 }
 
+/* Names longer than a picture's line (an agent's spec) are cut to it. */
 static void set_names(rd_scene *s, const char *n0, const char *n1) {
-    snprintf(s->names[0], sizeof s->names[0], "%s", n0 && *n0 ? n0 : "Player 1");
-    snprintf(s->names[1], sizeof s->names[1], "%s", n1 && *n1 ? n1 : "Player 2");
+    int most = (int)sizeof s->names[0] - 1;
+    snprintf(s->names[0], sizeof s->names[0], "%.*s", most, n0 && *n0 ? n0 : "Player 1");
+    snprintf(s->names[1], sizeof s->names[1], "%.*s", most, n1 && *n1 ? n1 : "Player 2");
 }
 
 /* "X to move", or the result when the position is over. */
