@@ -41,12 +41,14 @@ int tr_runstate_load(const char *path, tr_runstate *s, char *err, size_t errlen)
     /* the keys this version knows: a count (a whole number up to max), or a real number (the
      * rating may be negative); unknown keys are another version's, not ours to judge */
     enum { COUNT, REAL };
-    static const struct { const char *key; int kind; double max; } FIELDS[] = {
+    enum { STEPS, TRAINED, GAMES, SAMPLES, GENERATION, BEST_GENERATION, BEST_RATING, SECONDS, BOARD, BLOCKS, CHANNELS };
+    static const struct { const char *key; int kind; double max; } FIELDS[] = {   /* in the order above */
         { "steps", COUNT, 9e18 }, { "trained", COUNT, 9e18 }, { "games", COUNT, 9e18 }, { "samples", COUNT, 9e18 },
         { "generation", COUNT, 1e9 }, { "best_generation", COUNT, 1e9 }, { "best_rating", REAL, 1e9 },
         { "seconds", REAL, 1e15 }, { "board", COUNT, 1e9 }, { "blocks", COUNT, 1e9 }, { "channels", COUNT, 1e9 },
     };
     enum { NFIELDS = sizeof FIELDS / sizeof *FIELDS };
+    _Static_assert(NFIELDS == CHANNELS + 1, "one FIELDS entry per name, in order");
     double v[NFIELDS] = { 0 };
     bool seen[NFIELDS] = { false };
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
@@ -57,7 +59,7 @@ int tr_runstate_load(const char *path, tr_runstate *s, char *err, size_t errlen)
         if (k == NFIELDS) continue;
         char *end;
         double x = strtod(val, &end);
-        bool ok = !*end && isfinite(x) && fabs(x) <= FIELDS[k].max && (x >= 0 || strcmp(key, "best_rating") == 0) &&
+        bool ok = !*end && isfinite(x) && fabs(x) <= FIELDS[k].max && (x >= 0 || k == BEST_RATING) &&
                   (FIELDS[k].kind == REAL || x == floor(x));
         if (!ok) {          /* a damaged line must not be read as 0 (a resume would cut the logs to it) */
             snprintf(err, errlen, "%s: '%s %s' is not a valid value: the file is damaged (restore it, or start over "
@@ -68,23 +70,23 @@ int tr_runstate_load(const char *path, tr_runstate *s, char *err, size_t errlen)
         v[k] = x;
         seen[k] = true;
     }
-    if (!seen[0] || !seen[4]) {
+    if (!seen[STEPS] || !seen[GENERATION]) {
         snprintf(err, errlen, "%s: no %s line: the file is damaged (restore it, or start over with --fresh)", path,
-                 !seen[0] ? "steps" : "generation");
+                 !seen[STEPS] ? "steps" : "generation");
         free(buf);
         return -1;
     }
-    s->steps = (long)v[0];
-    s->trained = (long long)v[1];
-    s->games = (long long)v[2];
-    s->samples = (long long)v[3];
-    s->generation = (int)v[4];
-    s->best_generation = (int)v[5];
-    s->best_rating = v[6];
-    s->seconds = v[7];
-    s->board = (int)v[8];
-    s->blocks = (int)v[9];
-    s->channels = (int)v[10];
+    s->steps = (long)v[STEPS];
+    s->trained = (long long)v[TRAINED];
+    s->games = (long long)v[GAMES];
+    s->samples = (long long)v[SAMPLES];
+    s->generation = (int)v[GENERATION];
+    s->best_generation = (int)v[BEST_GENERATION];
+    s->best_rating = v[BEST_RATING];
+    s->seconds = v[SECONDS];
+    s->board = (int)v[BOARD];
+    s->blocks = (int)v[BLOCKS];
+    s->channels = (int)v[CHANNELS];
     free(buf);
     return 0;
 }
