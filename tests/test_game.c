@@ -95,6 +95,54 @@ START_TEST(capture_is_compulsory) {
 }
 END_TEST
 
+/* A position after up to 60 random plies (the game not over). */
+static void random_position(zz_pos *p, zz_board_kind k, uint64_t *rng) {
+    zz_pos_init(p, k);
+    int plies = (int)zz_rand_below(rng, 60);
+    for (int i = 0; i < plies && !zz_over(p); i++) {
+        zz_pos save = *p;
+        zz_apply(p, zz_random_move(p, rng), NULL);
+        if (zz_over(p)) { *p = save; break; }
+    }
+}
+
+/* zz_place_landings: by hand (Wd4 on the board, a marble placed on d5 gives the jumps of
+ * capture_is_compulsory, landing on d6 and d3; on a1, nothing), then against the jumps of the
+ * position built from each placement by hand (marble placed, ring removed, no isolation) over
+ * random positions of every board. */
+START_TEST(place_landings_are_the_forced_jumps) {
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd4");
+    zz_bits want = zz_bit(th_cell(&p, "d6")) | zz_bit(th_cell(&p, "d3"));
+    ck_assert(zz_place_landings(&p, th_cell(&p, "d5")) == want);
+    ck_assert(zz_place_landings(&p, th_cell(&p, "a1")) == 0);
+    uint64_t rng = 5;
+    long forcing = 0, placements = 0;
+    for (int k = 0; k < ZZ_NBOARDS; k++)
+        for (int g = 0; g < 40; g++) {
+            random_position(&p, (zz_board_kind)k, &rng);
+            int n = zz_gen_moves(&p, moves_buf);
+            for (int i = 0; i < n; i++) {
+                zz_move m = moves_buf[i];
+                if (zz_move_is_jump(m)) break;
+                int cell = zz_move_a(m), removed = zz_move_b(m);
+                zz_pos q = p;
+                q.marble[zz_move_colour(m)] |= zz_bit(cell);
+                if (removed != ZZ_NO_CELL) q.rings &= ~zz_bit(removed);
+                q.to_move ^= 1;
+                zz_move jumps[ZZ_MAX_MOVES];
+                int nj = zz_must_capture(&q) ? zz_gen_moves(&q, jumps) : 0;
+                zz_bits landed = 0;
+                for (int j = 0; j < nj; j++) landed |= zz_bit(zz_move_b(jumps[j]));
+                ck_assert(landed == (zz_place_landings(&p, cell) & ~zz_bit(removed)));
+                forcing += landed != 0;
+                placements++;
+            }
+        }
+    ck_assert(forcing > 100 && forcing < placements);   /* both kinds were met */
+}
+END_TEST
+
 START_TEST(chain_same_player_same_marble) {
     zz_pos p;
     th_build(&p, ZZ_B37, NULL, "Wd1 Gd2 Bd4 Wa1 Ga2");
@@ -366,15 +414,6 @@ START_TEST(notation_errors) {
 END_TEST
 
 /* ---- symmetry and hashing ---------------------------------------------------------------------- */
-static void random_position(zz_pos *p, zz_board_kind k, uint64_t *rng) {
-    zz_pos_init(p, k);
-    int plies = (int)zz_rand_below(rng, 60);
-    for (int i = 0; i < plies && !zz_over(p); i++) {
-        zz_pos save = *p;
-        zz_apply(p, zz_random_move(p, rng), NULL);
-        if (zz_over(p)) { *p = save; break; }
-    }
-}
 
 START_TEST(symmetry_group_sizes) {
     ck_assert_int_eq(zz_board_nsyms(ZZ_B37), 12);
@@ -844,6 +883,7 @@ static Suite *game_suite(void) {
     tcase_add_test(t, board_cell_names);
     tcase_add_test(t, opening_move_count);
     tcase_add_test(t, capture_is_compulsory);
+    tcase_add_test(t, place_landings_are_the_forced_jumps);
     tcase_add_test(t, chain_same_player_same_marble);
     tcase_add_test(t, no_removal_when_no_free_ring);
     tcase_add_test(t, isolation_credited_to_mover);

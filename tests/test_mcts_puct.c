@@ -328,20 +328,16 @@ START_TEST(puct_priors_order_children) {
 }
 END_TEST
 
-/* Root edge priors (move order and values) of a 1-simulation search with prior temperature T. */
-static void tempered_root(double T, zz_move *moves, float *priors, uint32_t *nedges) {
-    zz_pos p;
-    zz_pos_init(&p, ZZ_B37);
+/* Root edge priors (move order and values) of a 1-simulation search from p with configuration c,
+ * the network favouring p's middle move. */
+static void root_priors(const zz_pos *p, mcts_puct_config *c, zz_move *moves, float *priors, uint32_t *nedges) {
     zz_move mv[ZZ_MAX_MOVES];
-    int n = zz_gen_moves(&p, mv);
+    int n = zz_gen_moves(p, mv);
     dbl d;
     mcts_evaluator ev = make_dbl(&d, V_ZERO);
     d.favour = mv[n / 2];
-    mcts_puct_config c;
-    mcts_puct_config_default(&c);
-    c.prior_temp = T;
-    mcts_puct *s = make(&c, &ev);
-    mcts_puct_set_root(s, &p);
+    mcts_puct *s = make(c, &ev);
+    mcts_puct_set_root(s, p);
     search_ok(s, 1, false, NULL);
     const mcts_tree *t = mcts_puct_tree(s);
     const mcts_node *r = mcts_tree_root(t);
@@ -349,6 +345,16 @@ static void tempered_root(double T, zz_move *moves, float *priors, uint32_t *ned
     *nedges = r->nedges;
     for (uint32_t i = 0; i < r->nedges; i++) { moves[i] = e[i].move; priors[i] = e[i].prior; }
     mcts_puct_free(s);
+}
+
+/* The same from the 37-ring opening with prior temperature T. */
+static void tempered_root(double T, zz_move *moves, float *priors, uint32_t *nedges) {
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.prior_temp = T;
+    root_priors(&p, &c, moves, priors, nedges);
 }
 
 /* prior_temp T stores p^(1/T), renormalised: at T = 2 the priors are the square roots of T = 1's
@@ -380,6 +386,52 @@ START_TEST(puct_prior_temperature) {
         c.prior_temp = (double[]){ 0.05, 11, NAN }[k];
         ck_assert_ptr_null(mcts_puct_new(&c, &ev, err, sizeof err));
         ck_assert_msg(strstr(err, "prior_temp") != NULL, "%s", err);
+    }
+}
+END_TEST
+
+/* force_prior X multiplies the priors of the placements after which the next player must capture
+ * by 1 + X, renormalised.  With Wd4 on the 37-ring board, a marble on one of d4's six neighbours
+ * forces a jump (zz_place_landings) whatever ring is removed; the network's
+ * priors are uniform but for one favoured move.  X out of 0..1000 is refused. */
+START_TEST(puct_force_prior) {
+    static zz_move m1[ZZ_MAX_MOVES], m2[ZZ_MAX_MOVES];
+    static float p1[ZZ_MAX_MOVES], p2[ZZ_MAX_MOVES];
+    uint32_t n1, n2;
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd4");
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    root_priors(&p, &c, m1, p1, &n1);
+    c.force_prior = 3;
+    root_priors(&p, &c, m2, p2, &n2);
+    ck_assert_uint_eq(n1, n2);
+    double boosted = 0;
+    int forcing = 0;
+    for (uint32_t i = 0; i < n1; i++) {
+        int cell = zz_move_a(m1[i]), removed = zz_move_b(m1[i]);
+        bool forces = (zz_place_landings(&p, cell) & ~zz_bit(removed)) != 0;
+        forcing += forces;
+        boosted += p1[i] * (forces ? 4 : 1);
+    }
+    ck_assert_int_eq(forcing, 6 * 3 * 18);   /* d4's 6 neighbours x 3 colours x the 18 free edge rings
+                                                (every landing is an inner ring, never removable) */
+    for (uint32_t j = 0; j < n2; j++) {
+        uint32_t i = 0;
+        while (i < n1 && m1[i] != m2[j]) i++;
+        ck_assert_uint_lt(i, n1);
+        bool forces = (zz_place_landings(&p, zz_move_a(m2[j])) & ~zz_bit(zz_move_b(m2[j]))) != 0;
+        double want = p1[i] * (forces ? 4 : 1) / boosted;
+        ck_assert_msg(fabs(p2[j] - want) < 1e-6, "edge %u: %g against %g", j, p2[j], want);
+    }
+    ck_assert(zz_place_landings(&p, zz_move_a(m2[0])) != 0);   /* a forcing placement sorts first */
+    dbl d;
+    mcts_evaluator ev = make_dbl(&d, V_ZERO);
+    char err[256];
+    for (int k = 0; k < 3; k++) {
+        c.force_prior = (double[]){ -1, 1001, NAN }[k];
+        ck_assert_ptr_null(mcts_puct_new(&c, &ev, err, sizeof err));
+        ck_assert_msg(strstr(err, "force_prior") != NULL, "%s", err);
     }
 }
 END_TEST
@@ -1034,6 +1086,7 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_finds_winning_capture);
     tcase_add_test(t, puct_priors_order_children);
     tcase_add_test(t, puct_prior_temperature);
+    tcase_add_test(t, puct_force_prior);
     tcase_add_test(t, puct_root_noise);
     tcase_add_test(t, puct_temperature);
     tcase_add_test(t, puct_playout_cap_randomisation);

@@ -75,6 +75,9 @@ static void usage(FILE *f) {
             "  --ab-ms MS           and its time per move at most (default 0: the depth alone)\n"
             "  --teacher N          teacher mode: self-play by UCT with N iterations a decision (random\n"
             "                       rollouts, no network), its visits the policy targets (0 = off)\n"
+            "  --force-prior X      self-play searches multiply the priors of placements that force the\n"
+            "                       next player to capture by 1 + X (default %.2g: off; the agent option\n"
+            "                       forceprior=)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
             "  --selfplay-precision f32|bf16|int8\n"
             "                       the self-play network's convolutions on the CPU (default int8 where the\n"
@@ -90,7 +93,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.q_target,
+            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, d.sp.q_target,
             d.sp.pass_forced);
 }
 
@@ -179,6 +182,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     INT_OPT("--eval-games", 2, 10000, c->eval_games)
     DOUBLE_OPT("--rollout-mix", 0, 1, c->rollout_mix)
     DOUBLE_OPT("--q-target", 0, 1, c->sp.q_target)
+    DOUBLE_OPT("--force-prior", 0, 1000, c->sp.force_prior)
     DOUBLE_OPT("--lr", 1e-6, 10, c->lr)
     DOUBLE_OPT("--lr-tail", 0, 0.9, c->lr_tail)
     DOUBLE_OPT("--lr-tail-factor", 1e-4, 1, c->lr_tail_factor)

@@ -49,6 +49,12 @@ zz_bits zz_jump_sources(const zz_pos *p) {
     return src;
 }
 
+zz_bits zz_place_landings(const zz_pos *p, int cell) {
+    zz_bits m = zz_marbles(p) | zz_bit(cell), v = zz_vacant(p) & ~zz_bit(cell), land = 0;
+    for (int d = 0; d < 6; d++) land |= zz_step(zz_step(jump_sources_dir(m, m, v, d), d), d);
+    return land;
+}
+
 int zz_placeable_colours(const zz_pos *p) {
     /* §5.5: from the pool while it holds anything; then from the mover's own captures. */
     const uint8_t *src = (p->pool[0] | p->pool[1] | p->pool[2]) ? p->pool : p->cap[p->to_move];

@@ -89,6 +89,10 @@ zz_bits zz_free_rings(const zz_pos *p);
 zz_bits zz_jump_sources(const zz_pos *p);
 /* True when the player to move must capture. */
 static inline bool zz_must_capture(const zz_pos *p) { return zz_jump_sources(p) != 0; }
+/* The rings the next player's jumps would land on after a marble is placed on the vacant `cell`
+ * of p (no capture pending), before the ring removal and any isolation: empty when the placement
+ * forces no capture.  A placement removing ring r forces one when the set less r is not empty. */
+zz_bits zz_place_landings(const zz_pos *p, int cell);
 /* The colours the mover may place, as a bitmask (bit c): from the pool, or from the mover's own
  * captures once the pool is completely empty. */
 int zz_placeable_colours(const zz_pos *p);

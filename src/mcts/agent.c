@@ -99,6 +99,7 @@ static const agent_option OPTIONS[] = {
     { "fast", FOR_PUCT, 1, 2e9, true, "simulations of a fast search" },
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "ptemp", FOR_PUCT, 0.1, 10, false, "prior temperature: priors as p^(1/ptemp), renormalised (1: the network's)" },
+    { "forceprior", FOR_PUCT, 0, 1000, false, "priors of placements that force the next player to capture times 1 + forceprior, renormalised (0: off)" },
     { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
@@ -149,6 +150,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "fast")) a->pcfg.sims_fast = (int)v;
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "ptemp")) a->pcfg.prior_temp = v;
+    else if (!strcmp(k, "forceprior")) a->pcfg.force_prior = v;
     else if (!strcmp(k, "mix")) a->mix = v;
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
     else if (!strcmp(k, "abmix")) a->abmix = v;
@@ -195,6 +197,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "fast")) return a->pcfg.sims_fast;
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "ptemp")) return a->pcfg.prior_temp;
+    if (!strcmp(k, "forceprior")) return a->pcfg.force_prior;
     if (!strcmp(k, "mix")) return a->mix;
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
     if (!strcmp(k, "abmix")) return a->abmix;

@@ -19,7 +19,8 @@
  * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, threadev=0|1, vl=,
  * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, ptemp= (priors as
- * p^(1/ptemp), renormalised; default 1), forced=0|1, mix= (leaf values
+ * p^(1/ptemp), renormalised; default 1), forceprior= (priors of placements that force the next
+ * player to capture times 1 + forceprior, renormalised; default 0), forced=0|1, mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1),
  * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
  * abdepth= (0: capture quiescence, the default), guard= (the share of a move's time for an

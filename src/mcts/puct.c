@@ -98,8 +98,8 @@ void mcts_puct_config_default(mcts_puct_config *c) {
 mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
     if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
     if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1 ||
-        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10)) {
-        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob or prior_temp out of range)");
+        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10) || !(cfg->force_prior >= 0 && cfg->force_prior <= 1000)) {
+        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob, prior_temp or force_prior out of range)");
         return NULL;
     }
     mcts_puct *s = calloc(1, sizeof *s);
@@ -470,6 +470,20 @@ static uint32_t float_bits(float f) {
     return u;
 }
 
+/* force_prior: raise the priors of the placements in r after which the next player must capture
+ * (zz_place_landings), in place, before expand sorts them. */
+static void boost_forcing(const mcts_puct *s, mcts_request *r) {
+    zz_bits land[ZZ_NCELLS], known = 0;
+    float gain = (float)(1.0 + s->cfg.force_prior);
+    for (int i = 0; i < r->item.nmoves; i++) {
+        zz_move m = r->item.moves[i];
+        if (zz_move_is_jump(m)) return;                 /* a capture node: no placements */
+        int cell = zz_move_a(m), removed = zz_move_b(m);
+        if (!zz_has(known, cell)) { land[cell] = zz_place_landings(&r->pos, cell); known |= zz_bit(cell); }
+        if (land[cell] & ~zz_bit(removed)) r->item.priors[i] *= gain;
+    }
+}
+
 /* Store the evaluated request's moves as edges sorted by prior (descending; ties in a random
  * order fixed by the position and the seed), then publish the node as EXPANDED. */
 static void expand(puct_worker *w, mcts_request *r) {
@@ -479,6 +493,7 @@ static void expand(puct_worker *w, mcts_request *r) {
     int n = r->item.nmoves;
     uint32_t salt = (uint32_t)(zz_hash(&r->pos) ^ s->cfg.seed);
     uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
+    if (s->cfg.force_prior > 0) boost_forcing(s, r);
     for (int i = 0; i < n; i++) {
         float p = r->item.priors[i];
         if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */

@@ -52,6 +52,9 @@ typedef struct mcts_puct_config {
     int max_children;          /* keep only the best max_children priors at expansion (0 = all) */
     double prior_temp;         /* expansion stores priors ∝ p^(1/prior_temp) (1 = the network's;
                                   > 1 flattens them, so low-prior replies get looked at) */
+    double force_prior;        /* expansion multiplies the prior of a placement that forces the
+                                  next player to capture by 1 + force_prior (0: off), before the
+                                  sort and the renormalisation */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */

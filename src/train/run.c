@@ -225,6 +225,8 @@ static void loop_begin(run_ctx *x) {
            c->out, zz_board_get(c->sp.board)->rings, x->tr.model->cfg.blocks, x->tr.model->cfg.channels,
            c->sp.games_in_flight, c->sp.eval_threads, c->sp.eval_threads == 1 ? "" : "s", c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
            c->train_ratio, c->window, x->res->resumed ? " (resumed)" : "");
+    if (c->sp.force_prior > 0)
+        printf("  placements that force a capture: priors times %.3g in the searches\n", 1 + c->sp.force_prior);
     if (c->sgd_threads_held > x->omp_base)
         printf("  SGD on %d OpenMP threads while self-play waits for training, else %d\n", c->sgd_threads_held,
                x->omp_base);

@@ -70,6 +70,8 @@ typedef struct {
     double ab_share;           /* share of the games with an alpha-beta opponent (0: none) */
     int ab_depth;              /* its search depth in plies (1..MCTS_AB_MAX_DEPTH; default 2) */
     double ab_ms;              /* its time per move in milliseconds (0: the depth alone) */
+    double force_prior;        /* the searches raise the priors of placements that force a capture
+                                  (mcts_puct_config.force_prior; 0: off) */
     uint32_t max_nodes, max_edges;   /* per tree */
     int net_precision;         /* the network's convolutions on the CPU (nn/infer.h nn_precision):
                                   NN_PREC_F32 (default), or int8 / bf16 where the CPU has them;
