@@ -1,6 +1,7 @@
 /* agent.c — spec parsing and the five kinds of player (see agent.h). */
 #include "agent.h"
 #include "ab.h"
+#include "guard.h"
 #include "game/handicap.h"
 #include "nn/infer.h"
 #include "game/posstr.h"
@@ -12,7 +13,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +43,7 @@ struct mcts_agent {
     double abmix, abscale;         /* leaf values blended with alpha-beta (0: none; eval_ab.c) */
     int abdepth;
     double guard, guard_margin;    /* puct: the alpha-beta guard's share of a move's time (0: none)
-                                      and the points by which it must prefer its move (guard_move) */
+                                      and the points by which it must prefer its move (guard.h) */
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
     bool guard_given;              /* the spec set guard=; else "default" weights take the board's
                                       (mcts_default_guard) at newgame */
@@ -676,76 +676,25 @@ static int cmd_bestmove(mcts_agent *a, const zz_pos *p, double tms, zz_move *m, 
     return 0;
 }
 
-/* The alpha-beta guard (option guard=): alpha-beta searches first, for its share of the move's
- * time, then PUCT for the rest, less GUARD_CHECK_SHARE of the guard's share kept for the check:
- * PUCT's move m, searched by alpha-beta to the depth its own search completed, must score within
- * guard_margin points of alpha-beta's best, else alpha-beta's move is played.  A check that runs
- * out of time, or a guard that completed no depth, leaves m.  When alpha-beta finds every move
- * lost, m must not lose sooner than its best.  A move with a simulation budget
- * (no time) has the guard search to guarddepth= plies, and the check, without a clock.
- * In parallel (guardpar=, the default when the agent has two threads or more) alpha-beta searches
- * on a thread of its own while PUCT searches, each for the move's time less the check's share:
- * one more core for the guard, none taken from PUCT's time. */
-static const double GUARD_CHECK_SHARE = 0.25;
-
-/* The guard's search of p (into *gr) before PUCT's; returns PUCT's time for the move (tms, the
- * move's time, less what the guard took and what its check keeps; 0 with a simulation budget). */
-static double guard_search(mcts_agent *a, const zz_pos *p, double tms, double t0, mcts_ab_result *gr) {
-    if (tms <= 0) {
-        mcts_ab_search(a->ab, p, a->guard_depth, 0, gr);
-        return 0;
-    }
-    mcts_ab_search(a->ab, p, MCTS_AB_MAX_DEPTH, tms * a->guard, gr);
-    double puct_ms = tms * (1 - GUARD_CHECK_SHARE * a->guard) - 1000 * (mcts_now_s() - t0);
-    return puct_ms < 1 ? 1 : puct_ms;
-}
-
-/* The guard searching beside PUCT: its position, time and result. */
-typedef struct {
-    mcts_ab *ab;
-    zz_pos pos;
-    double ms;
-    mcts_ab_result result;
-} guard_job;
-
-static void *guard_thread(void *arg) {
-    guard_job *j = arg;
-    mcts_ab_search(j->ab, &j->pos, MCTS_AB_MAX_DEPTH, j->ms, &j->result);
-    return NULL;
-}
-
-static zz_move guard_move(mcts_agent *a, const zz_pos *p, zz_move m, const mcts_ab_result *gr, double check_ms) {
-    if (!gr->move || m == gr->move || gr->depth < 1) return m;
-    int sm;
-    if (mcts_ab_move_score(a->ab, p, m, gr->depth, check_ms, &sm) != 0) return m;
-    bool lost = gr->score < -(MCTS_AB_WIN - MCTS_AB_MAX_PLY);      /* every move loses: lose later */
-    if (lost ? sm >= gr->score : (double)gr->score - sm <= a->guard_margin) return m;
-    a->stats.overrides++;
-    return gr->move;
-}
-
 /* PUCT's move for p in tms ms (0: the simulation budget), guarded when guard= is on: the guard
  * before PUCT, or beside it on its own thread.  0, or -1 with a message. */
 static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz_move *m, char *err, size_t errlen) {
     sync_root(a, p);
-    mcts_ab_result gr = { 0 };
     bool guarded = a->guard > 0 && a->ab != NULL;
-    double check_ms = tms * a->guard * GUARD_CHECK_SHARE;
-    guard_job job = { .ab = a->ab, .pos = *p, .ms = fmax(1, tms - check_ms - 1000 * (mcts_now_s() - t0)) };
-    pthread_t beside;
-    bool parallel = guarded && tms > 0 && guard_in_parallel(a) &&
-                    pthread_create(&beside, NULL, guard_thread, &job) == 0;
-    double puct_ms = parallel ? job.ms : guarded ? guard_search(a, p, tms, t0, &gr) : tms;
+    mcts_guard g = { .ab = a->ab, .share = a->guard, .margin = a->guard_margin, .depth = a->guard_depth,
+                     .beside = guard_in_parallel(a) };
+    double puct_ms = guarded ? mcts_guard_begin(&g, p, tms, t0) : tms;
     mcts_think th;
     int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
     int rc = mcts_puct_think(a->puct, sims, puct_ms, &th, err, errlen);
-    if (parallel) {
-        pthread_join(beside, NULL);
-        gr = job.result;
-        a->stats.guarded_beside++;
+    *m = rc == 0 ? th.move : ZZ_MOVE_NONE;
+    if (guarded) {
+        bool replaced, beside;
+        *m = mcts_guard_end(&g, *m, &replaced, &beside);
+        a->stats.overrides += replaced;
+        a->stats.guarded_beside += beside;
     }
     if (rc != 0) return -1;
-    *m = guarded ? guard_move(a, p, th.move, &gr, check_ms) : th.move;
     a->stats.sims += th.stats.iterations;
     return 0;
 }
