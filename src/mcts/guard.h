@@ -6,7 +6,7 @@
  * or a guard that completed no depth, leaves m.  When alpha-beta finds every move lost, m must
  * not lose sooner than its best.
  *
- * Time, for a move of tms milliseconds: the check keeps GUARD_CHECK_SHARE of the guard's share
+ * Time, for a move of tms milliseconds: the check keeps a quarter (GUARD_CHECK_SHARE) of the guard's share
  * (share * tms).  Before PUCT (beside = false) alpha-beta searches first for its share, and PUCT
  * gets what is left less the check's time.  Beside PUCT (beside = true: the agent has two threads
  * or more, guardpar=) alpha-beta searches on a thread of its own while PUCT searches, both for the
