@@ -409,8 +409,7 @@ START_TEST(puct_force_prior) {
     double boosted = 0;
     int forcing = 0;
     for (uint32_t i = 0; i < n1; i++) {
-        int cell = zz_move_a(m1[i]), removed = zz_move_b(m1[i]);
-        bool forces = (zz_place_landings(&p, cell) & ~zz_bit(removed)) != 0;
+        bool forces = zz_place_forces(&p, m1[i]);
         forcing += forces;
         boosted += p1[i] * (forces ? 4 : 1);
     }
@@ -420,11 +419,11 @@ START_TEST(puct_force_prior) {
         uint32_t i = 0;
         while (i < n1 && m1[i] != m2[j]) i++;
         ck_assert_uint_lt(i, n1);
-        bool forces = (zz_place_landings(&p, zz_move_a(m2[j])) & ~zz_bit(zz_move_b(m2[j]))) != 0;
+        bool forces = zz_place_forces(&p, m2[j]);
         double want = p1[i] * (forces ? 4 : 1) / boosted;
         ck_assert_msg(fabs(p2[j] - want) < 1e-6, "edge %u: %g against %g", j, p2[j], want);
     }
-    ck_assert(zz_place_landings(&p, zz_move_a(m2[0])) != 0);   /* a forcing placement sorts first */
+    ck_assert(zz_place_forces(&p, m2[0]));                       /* a forcing placement sorts first */
     dbl d;
     mcts_evaluator ev = make_dbl(&d, V_ZERO);
     char err[256];

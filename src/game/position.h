@@ -93,6 +93,10 @@ static inline bool zz_must_capture(const zz_pos *p) { return zz_jump_sources(p) 
  * of p (no capture pending), before the ring removal and any isolation: empty when the placement
  * forces no capture.  A placement removing ring r forces one when the set less r is not empty. */
 zz_bits zz_place_landings(const zz_pos *p, int cell);
+/* Whether placement m (a placement of p) forces the next player to capture. */
+static inline bool zz_place_forces(const zz_pos *p, zz_move m) {
+    return (zz_place_landings(p, zz_move_a(m)) & ~zz_bit(zz_move_b(m))) != 0;
+}
 /* The colours the mover may place, as a bitmask (bit c): from the pool, or from the mover's own
  * captures once the pool is completely empty. */
 int zz_placeable_colours(const zz_pos *p);

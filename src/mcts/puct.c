@@ -480,7 +480,7 @@ static void boost_forcing(const mcts_puct *s, mcts_request *r) {
         if (zz_move_is_jump(m)) return;                 /* a capture node: no placements */
         int cell = zz_move_a(m), removed = zz_move_b(m);
         if (!zz_has(known, cell)) { land[cell] = zz_place_landings(&r->pos, cell); known |= zz_bit(cell); }
-        if (land[cell] & ~zz_bit(removed)) r->item.priors[i] *= gain;
+        if (land[cell] & ~zz_bit(removed)) r->item.priors[i] *= gain;   /* zz_place_forces, landings cached per cell */
     }
 }
 
