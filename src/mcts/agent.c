@@ -111,6 +111,7 @@ static const agent_option OPTIONS[] = {
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=: 1 alpha-beta on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
+    { "solver", FOR_PUCT, 0, 1, true, "prove won and lost positions in the tree: take a proven win, avoid a proven loss" },
     { "prec", FOR_PUCT, -1, 2, true, "network convolutions: 0 float, 1 bf16, 2 int8, -1 as ZZ_NN_PRECISION says" },
 };
 enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
@@ -162,6 +163,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "guardpar")) a->guard_parallel = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
+    else if (!strcmp(k, "solver")) a->pcfg.solver = (int)v;
     else if (!strcmp(k, "prec")) a->prec = (int)v;
 }
 
@@ -209,6 +211,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "guardpar")) return guard_in_parallel(a);
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
+    if (!strcmp(k, "solver")) return a->pcfg.solver;
     if (!strcmp(k, "prec")) return a->prec;
     return 0;
 }

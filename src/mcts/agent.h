@@ -20,7 +20,8 @@
  * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, threadev=0|1, vl=,
  * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, ptemp= (priors as
  * p^(1/ptemp), renormalised; default 1), forceprior= (priors of placements that force the next
- * player to capture times 1 + forceprior, renormalised; default 0), forced=0|1, mix= (leaf values
+ * player to capture times 1 + forceprior, renormalised; default 0), forced=0|1, solver=0|1 (prove won
+ * and lost positions in the tree, proof.h), mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1),
  * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
  * abdepth= (0: capture quiescence, the default), guard= (the share of a move's time for an

@@ -16,6 +16,7 @@
  *   false sharing                   nodes and blocks are one cache line each; the queue's head and
  *                                   tail live on separate lines. */
 #include "puct.h"
+#include "proof.h"
 #include "mcts/clock.h"
 #include "batcher.h"
 #include "gumbel.h"
@@ -354,6 +355,12 @@ static bool pass_forced(puct_worker *w, mcts_request *r) {
     return true;
 }
 
+/* Selection scores of proven children (proof.h): a child proven won beats everything, even an
+ * unopened edge; one proven lost ranks below every other child, so it is taken only when every
+ * open child is lost and no edge is left to open. */
+#define PROVEN_WIN_U 1e300
+#define PROVEN_LOSS_PENALTY 1e6
+
 static int descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
@@ -365,7 +372,11 @@ static int descend(puct_worker *w, mcts_request *slot) {
     mcts_node_add_inflight(node, vl);
     for (;;) {
         uint8_t st = atomic_load_explicit(&node->state, memory_order_acquire);
-        if (st == MCTS_TERMINAL) { backup_terminal(t, idx, node, vl); return D_DONE; }
+        if (st == MCTS_TERMINAL) {
+            backup_terminal(t, idx, node, vl);
+            if (cfg->solver) mcts_proof_propagate(t, idx);   /* again: a sibling may have raced */
+            return D_DONE;
+        }
         if (st == MCTS_NEW &&
             atomic_compare_exchange_strong_explicit(&node->state, &st, MCTS_PENDING,
                                                     memory_order_acquire, memory_order_acquire)) {
@@ -393,6 +404,9 @@ static int descend(puct_worker *w, mcts_request *slot) {
             double q = (double)mcts_stats_s(cs) / ((double)n * MCTS_S_UNIT) - 1.0;
             double u = q + c * ch->prior * sqrt_n / (1.0 + n);
             open_prior += ch->prior;
+            int proof = mcts_proof(ch);              /* 0 unless cfg->solver */
+            if (proof == MCTS_PROOF_WIN) { best = ci; best_u = PROVEN_WIN_U; break; }
+            if (proof == MCTS_PROOF_LOSS) u -= PROVEN_LOSS_PENALTY;      /* only when nothing else */
             if (u > best_u) { best_u = u; best = ci; }
         }
         uint32_t k = atomic_load_explicit(&node->nopen, memory_order_relaxed);
@@ -418,7 +432,11 @@ static int descend(puct_worker *w, mcts_request *slot) {
                 zz_apply(&after, e->move, NULL);
                 mcts_node_init(ch, idx, e->move, e->prior, &after, pos.to_move, MCTS_PENDING, vl);
                 if (!mcts_tree_set_child(t, node, k, ci, &w->cache)) { undo_path(t, idx, vl); return D_FULL; }
-                if (zz_over(&after)) { backup_terminal(t, ci, ch, vl); return D_DONE; }
+                if (zz_over(&after)) {
+                    backup_terminal(t, ci, ch, vl);
+                    if (cfg->solver) { mcts_proof_set_terminal(t, ci); mcts_proof_propagate(t, ci); }
+                    return D_DONE;
+                }
                 fill_request(slot, ci, &after);    /* born PENDING: claimed by its creator */
                 if (!pass_forced(w, slot)) return D_SUBMIT;
                 node = ch;                           /* one move: go on through it */
@@ -435,6 +453,7 @@ static int descend(puct_worker *w, mcts_request *slot) {
         idx = best;
         mcts_node_add_inflight(node, vl);
         zz_apply(&pos, node->move, NULL);
+        if (cfg->solver && mcts_proof(node)) mcts_proof_propagate(t, idx);   /* a raced sibling */
     }
 }
 
@@ -608,6 +627,10 @@ void mcts_puct_root_noise(mcts_puct *s) {
 /* ---- the search ------------------------------------------------------------------------------ */
 static bool take_ticket(mcts_puct *s) {
     if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return false;
+    if (s->cfg.solver && mcts_proof(mcts_tree_root(&s->tree)) != MCTS_PROOF_NONE) {
+        atomic_store(&s->stop, 1);                  /* the root is proven: nothing left to learn */
+        return false;
+    }
     if (atomic_fetch_add_explicit(&s->started, 1, memory_order_relaxed) < s->target) return true;
     return false;
 }
@@ -934,9 +957,10 @@ zz_move mcts_puct_pick(mcts_puct *s, double temperature) {
     int *visits = malloc(k * sizeof *visits);
     zz_move m = ZZ_MOVE_NONE;
     if (moves && visits) {
-        int n = mcts_tree_root_children(t, moves, visits, NULL, (int)k);
+        int n = mcts_tree_root_children(t, moves, visits, NULL, (int)k);   /* proven won first */
         m = moves[0];
-        if (temperature > 0 && n > 1 && visits[0] > 0) {
+        int first_proof = s->cfg.solver ? mcts_proof_of_root_child(t, m) : MCTS_PROOF_NONE;
+        if (first_proof == MCTS_PROOF_NONE && temperature > 0 && n > 1 && visits[0] > 0) {
             double sum = 0, *w = malloc((size_t)n * sizeof *w);
             if (w) {
                 for (int i = 0; i < n; i++)
@@ -946,6 +970,7 @@ zz_move mcts_puct_pick(mcts_puct *s, double temperature) {
                     if (x < w[i]) { m = moves[i]; break; }
                     x -= w[i];
                 }
+                if (s->cfg.solver && mcts_proof_of_root_child(t, m) == MCTS_PROOF_LOSS) m = moves[0];
                 free(w);
             }
         }

@@ -17,6 +17,10 @@
  * and back up, each with up to `inflight` leaves waiting; the caller runs the batcher (batcher.h)
  * that evaluates whatever is queued (one evaluator for all: the GPU's way).
  *
+ * With `solver`, won and lost positions are proven in the tree (proof.h): a child proven won is
+ * always selected, one proven lost only when nothing else is left, the move choice follows the
+ * proofs, and a search stops once its root is proven.
+ *
  * Root options: Dirichlet noise (alpha = noise_alpha_total / legal moves), temperature for the
  * move choice, tree reuse (mcts_puct_advance), and playout-cap randomisation (mcts_puct_think:
  * a full search with probability full_prob, else a fast one; only full searches are marked as
@@ -58,6 +62,9 @@ typedef struct mcts_puct_config {
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */
+    int solver;                /* prove won and lost positions in the tree (proof.h): a child
+                                  proven won is always taken, one proven lost only when nothing
+                                  else is left, by the search and by the move choice */
     uint32_t max_nodes;        /* node arena capacity (0 = default) */
     uint32_t max_edges;        /* edge arena capacity (0 = default) */
     int gumbel_m;              /* > 0: Gumbel root search with this many candidates (gumbel.h) for

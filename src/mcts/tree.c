@@ -41,6 +41,8 @@ void mcts_tree_free(mcts_tree *t) {
     }
 }
 
+_Static_assert(sizeof(mcts_node) == 64, "a node is one cache line");
+
 void mcts_node_init(mcts_node *n, uint32_t parent, zz_move m, float prior, const zz_pos *p,
                     uint8_t player, uint8_t state, uint32_t vl) {
     atomic_init(&n->stats, (uint64_t)vl << MCTS_N_SHIFT);
@@ -56,6 +58,7 @@ void mcts_node_init(mcts_node *n, uint32_t parent, zz_move m, float prior, const
     n->to_move = p->to_move;
     n->noised = 0;
     n->passed = 0;
+    atomic_init(&n->proof, 0);
     if (zz_over(p)) {
         n->nmoves = 0;
         n->winner = p->winner;
@@ -274,10 +277,11 @@ const char *mcts_tree_check(const mcts_tree *t) {
     return check_node(t, t->root, &t->root_pos, t->root_own, 0);
 }
 
-typedef struct { zz_move m; int n; float q; } child_row;
+typedef struct { zz_move m; int n; float q; int proof; } child_row;
 
 static int by_visits(const void *a, const void *b) {
     const child_row *x = a, *y = b;
+    if (x->proof != y->proof) return x->proof < y->proof ? 1 : -1;     /* won, unknown, lost */
     if (x->n != y->n) return x->n < y->n ? 1 : -1;
     if (x->q != y->q) return x->q < y->q ? 1 : -1;
     return x->m < y->m ? -1 : x->m > y->m;
@@ -296,7 +300,8 @@ int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, flo
             size *= 2;
         }
         uint64_t w = mcts_node_load(c);
-        rows[n++] = (child_row){ c->move, (int)mcts_stats_n(w), (float)mcts_stats_q(w) };
+        rows[n++] = (child_row){ c->move, (int)mcts_stats_n(w), (float)mcts_stats_q(w),
+                                 atomic_load_explicit(&c->proof, memory_order_relaxed) };
     }
     qsort(rows, (size_t)n, sizeof *rows, by_visits);
     if (n > cap) n = cap;

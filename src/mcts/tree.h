@@ -59,6 +59,8 @@ typedef struct mcts_node {
     uint8_t noised;              /* root: Dirichlet noise already mixed into the priors */
     uint8_t passed;              /* PUCT: expanded unevaluated (one legal move, puct.h's
                                     pass_forced): no visit of its own, N = its child's N */
+    _Atomic int8_t proof;        /* PUCT's solver: 0, or the game's result with best play for
+                                    `player`, +1 won / -1 lost (proof.h) */
 } __attribute__((aligned(64))) mcts_node;   /* one cache line: no false sharing between nodes */
 
 enum { MCTS_BLOCK_SLOTS = 15 };
@@ -214,7 +216,8 @@ uint32_t mcts_tree_size(const mcts_tree *t);
  * edge k's move); parent links and players are right.
  * Returns NULL or a static description of the first violation. */
 const char *mcts_tree_check(const mcts_tree *t);
-/* Root children sorted by visits (then Q): fills up to cap moves / visits / q (any may be NULL
+/* Root children sorted by visits (then Q), a child proven won (proof.h) first and one proven lost
+ * last: fills up to cap moves / visits / q (any may be NULL
  * except moves); returns the number of children written. */
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap);
 /* The principal variation: from the root, the most visited child (ties: higher Q) while it has
