@@ -54,6 +54,9 @@ START_TEST(proof_won_capture) {
     ck_assert_uint_lt(mcts_stats_n(mcts_node_load(mcts_tree_root(t))), 50);   /* stopped once proven */
     ck_assert_uint_eq(mcts_puct_pick(s, 0), win);
     ck_assert_uint_eq(mcts_puct_pick(s, 1.0), win);                   /* temperature or not */
+    zz_move pv[4];
+    ck_assert_int_ge(mcts_tree_pv(t, pv, 4, 1), 1);
+    ck_assert_uint_eq(pv[0], win);
     ck_assert_ptr_null(mcts_tree_check(t));
     mcts_puct_free(s);
     mcts_evaluator_free(ev);

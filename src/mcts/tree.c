@@ -321,11 +321,14 @@ int mcts_tree_pv(const mcts_tree *t, zz_move *moves, int cap, uint32_t min_visit
         const mcts_node *best = NULL;
         uint32_t best_n = 0;
         double best_q = 0;
+        int best_proof = 0;
         MCTS_FOR_EACH_CHILD(t, node, c) {
             uint64_t w = mcts_node_load(c);
             uint32_t cn = mcts_stats_n(w);
             double cq = mcts_stats_q(w);
-            if (!best || cn > best_n || (cn == best_n && cq > best_q)) best = c, best_n = cn, best_q = cq;
+            int cp = atomic_load_explicit(&c->proof, memory_order_relaxed);
+            if (!best || cp > best_proof || (cp == best_proof && (cn > best_n || (cn == best_n && cq > best_q))))
+                best = c, best_n = cn, best_q = cq, best_proof = cp;
         }
         if (!best || best_n < min_visits || best_n == 0) break;
         moves[n++] = best->move;

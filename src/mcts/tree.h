@@ -220,7 +220,8 @@ const char *mcts_tree_check(const mcts_tree *t);
  * last: fills up to cap moves / visits / q (any may be NULL
  * except moves); returns the number of children written. */
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap);
-/* The principal variation: from the root, the most visited child (ties: higher Q) while it has
+/* The principal variation: from the root, the most visited child (ties: higher Q; a child proven
+ * won first, one proven lost last, as mcts_tree_root_children) while it has
  * at least min_visits visits, up to cap moves.  Returns the number of moves written. */
 int mcts_tree_pv(const mcts_tree *t, zz_move *moves, int cap, uint32_t min_visits);
 
