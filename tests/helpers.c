@@ -41,6 +41,13 @@ void th_build(zz_pos *p, zz_board_kind kind, const char *rings, const char *marb
     }
 }
 
+void th_won_capture_position(zz_pos *p) {
+    th_build(p, ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
+    p->cap[0][1] = 3; p->pool[1] -= 3;
+    p->cap[0][2] = 5; p->pool[2] -= 5;
+    ck_assert_ptr_null(zz_pos_validate(p));
+}
+
 int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies) {
     int n = 0;
     while (!zz_over(p) && n < max_plies) {

@@ -18,6 +18,9 @@ int th_cell(const zz_pos *p, const char *name);
 /* An empty-marble position of a board where only the rings named (space-separated) remain,
  * or all rings when rings == NULL; marbles "Wd4 Gc3 ..." placed from the pool. */
 void th_build(zz_pos *p, zz_board_kind kind, const char *rings, const char *marbles);
+/* A 37-ring position where player 0, to move, has captured 3 grey and 5 black: jumping the black
+ * d4 (d3 over d4 to d5) wins; the other jumps do not.  The suites' standard "a win to find". */
+void th_won_capture_position(zz_pos *p);
 /* Play random moves until the game ends or max_plies; returns plies played. */
 int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies);
 /* The archive folder ($ZZ_BOARDSPACE_DIR or ../shared/boardspace), or NULL when absent. */

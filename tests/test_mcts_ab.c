@@ -68,12 +68,6 @@ static zz_move move_of(const zz_pos *p, const char *text) {
     return m;
 }
 
-/* Player 0 has 3 grey and 5 black: jumping the black d4 (d3-d5) wins; the other jumps don't. */
-static void won_capture_position(zz_pos *p) {
-    th_build(p, ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
-    give_caps(p, 0, 0, 3, 5);
-}
-
 /* Player 0 has 3 white; a2 and b2 are gone, so a1 (white) hangs on b1 alone: removing the free
  * ring b1 with any placement isolates a1, the fourth white. */
 static void won_isolation_position(zz_pos *p) {
@@ -84,7 +78,7 @@ static void won_isolation_position(zz_pos *p) {
 
 START_TEST(ab_plays_immediate_win) {
     zz_pos p[2];
-    won_capture_position(&p[0]);
+    th_won_capture_position(&p[0]);
     won_isolation_position(&p[1]);
     for (int k = 0; k < 2; k++)
         for (int depth = 1; depth <= 3; depth += 2) {

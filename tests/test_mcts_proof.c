@@ -31,17 +31,9 @@ static void search_ok(mcts_puct *s, uint64_t sims) {
     ck_assert_msg(mcts_puct_search(s, sims, 0, false, &st, err, sizeof err) == 0, "%s", err);
 }
 
-/* Player 0 has 3 grey and 5 black: jumping the black d4 (d3 over d4 to d5) wins; the other
- * jumps do not. */
-static void won_capture_position(zz_pos *p) {
-    th_build(p, ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
-    p->cap[0][1] = 3; p->pool[1] -= 3;
-    p->cap[0][2] = 5; p->pool[2] -= 5;
-}
-
 START_TEST(proof_won_capture) {
     zz_pos p;
-    won_capture_position(&p);
+    th_won_capture_position(&p);
     zz_move win = mcts_find_win(&p);
     ck_assert(win != ZZ_MOVE_NONE);
     mcts_evaluator *ev = mcts_eval_uniform_new();
@@ -210,7 +202,7 @@ START_TEST(proof_off_by_default) {
     mcts_puct_config_default(&c);
     ck_assert_int_eq(c.solver, 0);
     zz_pos p;
-    won_capture_position(&p);
+    th_won_capture_position(&p);
     mcts_evaluator *ev = mcts_eval_uniform_new();
     mcts_puct *s = make(0, 1, ev);
     mcts_puct_set_root(s, &p);

@@ -115,12 +115,6 @@ static void search_ok(mcts_puct *s, uint64_t sims, bool noise, mcts_search_stats
     ck_assert_msg(rc == 0, "%s", err);
 }
 
-static void won_capture_position(zz_pos *p) {
-    th_build(p, ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
-    p->cap[0][1] = 3; p->pool[1] -= 3;
-    p->cap[0][2] = 5; p->pool[2] -= 5;
-}
-
 /* ---- tests ------------------------------------------------------------------------------------ */
 START_TEST(puct_visits_and_single_expansion) {
     static const int threads[] = { 1, 1, 3, 4 }, batch[] = { 1, 8, 4, 16 };
@@ -263,7 +257,7 @@ END_TEST
 
 START_TEST(puct_finds_winning_capture) {
     zz_pos p;
-    won_capture_position(&p);
+    th_won_capture_position(&p);
     zz_move win = mcts_find_win(&p);
     dbl d;
     mcts_evaluator ev = make_dbl(&d, V_ZERO);
@@ -1055,7 +1049,7 @@ START_TEST(gumbel_search_in_puct) {
     ck_assert(among);                                        /* a candidate that survived halving */
     mcts_puct_free(s);
 
-    won_capture_position(&p);                               /* the win is found by its value */
+    th_won_capture_position(&p);                               /* the win is found by its value */
     zz_move all[ZZ_MAX_MOVES];
     int nm = zz_gen_moves(&p, all);
     zz_move win = mcts_find_win(&p);

@@ -29,14 +29,6 @@ static uint64_t tree_hash(const mcts_tree *t, const mcts_node *n) {
     return h;
 }
 
-/* Player 0 has captured 3 grey and 5 black: jumping the black d4 wins; the other jumps don't. */
-static void won_capture_position(zz_pos *p) {
-    th_build(p, ZZ_B37, NULL, "Wd3 Bd4 Wb2 Gb3");
-    p->cap[0][1] = 3; p->pool[1] -= 3;
-    p->cap[0][2] = 5; p->pool[2] -= 5;
-    ck_assert_ptr_null(zz_pos_validate(p));
-}
-
 /* Player 0 has 4 black: the chain d2-d4-d6 takes two blacks and wins only with its second jump. */
 static void chain_win_position(zz_pos *p) {
     th_build(p, ZZ_B37, NULL, "Wd2 Bd3 Bd5");
@@ -114,7 +106,7 @@ END_TEST
 
 START_TEST(uct_terminal_root) {
     zz_pos p;
-    won_capture_position(&p);
+    th_won_capture_position(&p);
     zz_move moves[16];
     int n = zz_gen_moves(&p, moves);
     zz_pos over = p;
@@ -140,7 +132,7 @@ END_TEST
 
 START_TEST(uct_finds_winning_capture) {
     zz_pos p;
-    won_capture_position(&p);
+    th_won_capture_position(&p);
     zz_move win = mcts_find_win(&p);
     ck_assert_uint_ne(win, ZZ_MOVE_NONE);
     mcts_uct_config c;
