@@ -327,6 +327,14 @@ int main(int argc, char **argv) {
         printf("zertz train: %ld of this session's %ld SGD steps (%.0f%%) ran while self-play waited for training%s\n",
                r.held_steps, r.session_steps, 100.0 * (double)r.held_steps / (double)r.session_steps,
                c.sgd_threads_held > 1 ? " (on --sgd-threads-held threads)" : "");
+    if (r.session_steps) {      /* where the loop's time went: what sets a run's pace */
+        double sg = r.time.sgd, per = 1000.0 * sg / (double)r.session_steps;
+        printf("zertz train: the loop's %.0f s: SGD %.1f s (%.2f ms a step, of which %.2f building the batch on the "
+               "host), refreshes %.1f s (%ld), generations %.1f s (%ld), collecting games %.1f s, waiting %.1f s, "
+               "reporting %.1f s\n",
+               r.seconds, sg, per, 1000.0 * r.time.build / (double)r.session_steps, r.time.refresh, r.time.refreshes,
+               r.time.generation, r.time.generations, r.time.collect, r.time.wait, r.time.report);
+    }
     if (r.sp.ab_games)
         printf("zertz train: against the alpha-beta opponent (depth %d): %lld games this session, the network "
                "won %lld, drew %lld, lost %lld\n", c.sp.ab_depth, r.sp.ab_games, r.sp.ab_wins, r.sp.ab_draws,

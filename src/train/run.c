@@ -351,8 +351,11 @@ static int train_step(run_ctx *x, char *err, size_t errlen) {
     char why[512];
     x->res->last_lr = nn_sgd_lr(&x->tr.sgd, x->tr.sgd.step);
     nn_loss_parts lp;
+    double t0 = mcts_now_s();
     if (sgd_step(x, &lp, why, sizeof why) != 0) { snprintf(err, errlen, "training: %s", why); return -1; }
-    if (mt->t_first_step == 0) mt->t_first_step = mcts_now_s();
+    double t1 = mcts_now_s();
+    x->res->time.sgd += t1 - t0;
+    if (mt->t_first_step == 0) mt->t_first_step = t1;
     x->st.steps++;
     x->res->session_steps++;
     x->res->held_steps += x->held;
@@ -366,8 +369,17 @@ static int train_step(run_ctx *x, char *err, size_t errlen) {
     if (c->gen_steps > 0 && x->st.steps % c->gen_steps == 0) {
         if (run_generation(x, err, errlen) != 0) return -1;
         refresh_now = true;
+        x->res->time.generations++;
     }
-    return refresh(x, refresh_now, err, errlen);
+    double t2 = mcts_now_s();
+    x->res->time.generation += t2 - t1;
+    bool was_pending = x->refresh_pending || refresh_now;
+    int rc = refresh(x, refresh_now, err, errlen);
+    if (was_pending) {          /* only the steps that refreshed, or tried to, are timed */
+        x->res->time.refresh += mcts_now_s() - t2;
+        x->res->time.refreshes += was_pending && !x->refresh_pending;
+    }
+    return rc;
 }
 
 /* The counters behind a status line or a train.csv row. */
@@ -456,6 +468,8 @@ static int run_loop(run_ctx *x, char *err, size_t errlen) {
     for (;;) {
         double t = mcts_now_s();
         if (collect_games(x, t, err, errlen) != 0) return -1;
+        double tc = mcts_now_s();
+        x->res->time.collect += tc - t;
         if (loop_done(x, t)) return 0;
         bool can = pace(x);
         if (can && !x->in_tail && tr_run_in_lr_tail(x->c, t - x->t0, x->st.steps, x->steps0)) enter_lr_tail(x);
@@ -464,8 +478,11 @@ static int run_loop(run_ctx *x, char *err, size_t errlen) {
         } else {
             struct timespec ts = { 0, 2000000 };
             nanosleep(&ts, NULL);
+            x->res->time.wait += mcts_now_s() - tc;
         }
-        report(x, mcts_now_s());
+        double tr = mcts_now_s();
+        report(x, tr);
+        x->res->time.report += mcts_now_s() - tr;
     }
 }
 
@@ -648,6 +665,7 @@ static int run_close(run_ctx *x, int rc, char *err, size_t errlen) {
     x->res->generation = x->st.generation;
     x->res->best_generation = x->st.best_generation;
     if (x->rb_open) tr_replay_close(&x->rb, why, sizeof why);
+    x->res->time.build = x->tr.build_seconds;
     tr_trainer_free(&x->tr);
     mcts_evaluator_free(x->ev);
     nn_model_free(x->m);

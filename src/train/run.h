@@ -106,6 +106,16 @@ typedef struct {
     double last_lr;            /* the learning rate of the session's last SGD step (0: none) */
     long session_steps;        /* SGD steps this session ... */
     long held_steps;           /* ... of which while self-play was held (waiting for training) */
+    struct {                   /* where this session's loop spent its wall time, in seconds */
+        double sgd;            /* SGD steps, their batches' building included ... */
+        double build;          /* ... of which drawing and building the batches on the host */
+        double refresh;        /* the weights read back and handed to the evaluators (and the ranks) */
+        double generation;     /* generation boundaries: checkpoints, retention, evaluations */
+        double collect;        /* finished games into the replay buffer, its flushes */
+        double wait;           /* asleep: no SGD step was due (self-play behind the ratio) */
+        double report;         /* status lines, train.csv, progress.png */
+        long refreshes, generations;
+    } time;
     int resumed;
 } tr_run_result;
 

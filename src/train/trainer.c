@@ -1,6 +1,7 @@
 /* trainer.c — SGD steps on replay batches, policy loss on full searches only (trainer.h); a
  * backend that fails mid-run hands its parameters back and the CPU takes over. */
 #include "train/trainer.h"
+#include "mcts/clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,7 @@ static int cpu_step(tr_trainer *t, int nf, nn_loss_parts *out, char *err, size_t
 
 int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen) {
     if (r->count < 1) { snprintf(err, errlen, "the replay buffer is empty"); return -1; }
+    double t0 = mcts_now_s();
     int n = t->batch_size, nf = 0, nv = n;
     /* draw, then put the full samples first */
     for (int i = 0; i < n; i++) {
@@ -124,6 +126,7 @@ int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *
         t->samples[i].z = s->z;
     }
     if (nn_batch_build(&t->batch, &t->model->geom, t->samples, n, NULL, &t->rng, err, errlen) != 0) return -1;
+    t->build_seconds += mcts_now_s() - t0;
     if (nfull) *nfull = nf;
     if (t->dev) {                                /* on the backend: same losses, same step */
         char why[320];

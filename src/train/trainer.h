@@ -38,6 +38,8 @@ typedef struct {
     zzt_net *dev;             /* the step's backend net, or NULL: the CPU */
     bool stale;               /* model is behind dev */
     char fallback[400];       /* why training left its backend for the CPU, or "" */
+    double build_seconds;     /* wall time the steps spent drawing and building their batches on
+                               * the host (nn_batch_build), the rest of a step being SGD itself */
 } tr_trainer;
 
 /* A trainer for model m (taken over: freed by tr_trainer_free).  0, or -1 with a message. */
