@@ -49,6 +49,8 @@ static void usage(FILE *f) {
             "  --lr-tail-factor X   (default %.2g)\n"
             "  --batch N            training batch (default 128)\n"
             "  --train-ratio X      samples trained per sample generated (default 4)\n"
+            "  --hold-batches N     self-play waits while training is more than N batches behind the\n"
+            "                       ratio (default 8); a GPU run may want a larger backlog (256)\n"
             "  --window N           replay window in samples (default 100000)\n"
             "  --min-samples N      training starts once the window holds N samples (default 1000)\n"
             "  --gen-steps N        SGD steps per generation / checkpoint (default 250)\n"
@@ -187,6 +189,7 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     DOUBLE_OPT("--lr-tail", 0, 0.9, c->lr_tail)
     DOUBLE_OPT("--lr-tail-factor", 1e-4, 1, c->lr_tail_factor)
     DOUBLE_OPT("--train-ratio", 0.01, 1000, c->train_ratio)
+    INT_OPT("--hold-batches", 1, 1000000, c->hold_batches)
     DOUBLE_OPT("--minutes", 0, 1e7, c->minutes)
     if (!strcmp(a, "--steps")) return cli_long_opt(TOOL, argc, argv, i, 0, 1000000000000L, &c->max_steps) ? 1 : -1;
     if (!strcmp(a, "--seed")) return cli_u64_opt(TOOL, argc, argv, i, UINT64_MAX, &c->seed) ? 1 : -1;

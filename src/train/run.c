@@ -38,6 +38,7 @@ void tr_run_config_default(tr_run_config *c) {
     c->lr_tail_factor = 0.25;
     c->batch = 128;
     c->train_ratio = 4.0;
+    c->hold_batches = 8;
     c->value_weight = 1.0;
     c->window = 100000;
     c->pretrain_games = 3000;
@@ -279,14 +280,14 @@ static bool loop_done(const run_ctx *x, double t) {
 }
 
 /* The ratio: trained samples follow train_ratio × generated samples.  Holds self-play (here and
- * on the ranks) while training is more than 8 batches behind, releases it after.  Whether an SGD
- * step may run now. */
+ * on the ranks) while training is more than hold_batches batches behind, releases it after.
+ * Whether an SGD step may run now. */
 static bool pace(run_ctx *x) {
     const tr_run_config *c = x->c;
     double allowed = c->train_ratio * (double)x->rb.total;
     x->ready = x->rb.count >= c->min_samples && x->rb.count > 0;
     bool can = x->ready && (double)x->st.trained + c->batch <= allowed;
-    bool behind = x->ready && allowed - (double)x->st.trained > 8.0 * c->batch;
+    bool behind = x->ready && allowed - (double)x->st.trained > (double)c->hold_batches * c->batch;
     if (behind != x->held) {
         tr_selfplay_hold(x->sp, behind);
         if (x->rem) x->rem->hold(x->rem->ctx, behind);

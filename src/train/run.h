@@ -66,6 +66,9 @@ typedef struct {
     int sgd_threads_held;      /* OpenMP threads of a CPU SGD step while self-play is held (the
                                 * evaluators idle then); at other times OpenMP's own (0: always those) */
     double train_ratio;        /* samples trained per sample generated */
+    int hold_batches;          /* self-play is held while training is more than this many batches
+                                * behind the ratio (a backlog that lets SGD go on while held self-play
+                                * starts again: see src/cuda/NOTES.md, the fifth GPU run) */
     double value_weight;
     int window;                /* replay window (samples) */
     int min_samples;           /* training starts once the window holds this many */
