@@ -268,11 +268,37 @@ START_TEST(sgd_threads_held_counts_and_restores) {
     ck_assert_int_eq(r.session_steps, 30);
     ck_assert_msg(r.held_steps > 0 && r.held_steps <= 30, "held steps %ld of 30", r.held_steps);
     ck_assert_int_eq(nn_omp_threads(), before);
+    /* where the loop's time went: every part measured, none larger than the session */
+    ck_assert_msg(r.time.sgd > 0 && r.time.build > 0 && r.time.build <= r.time.sgd, "sgd %g s, build %g s", r.time.sgd,
+                  r.time.build);
+    double parts = r.time.sgd + r.time.refresh + r.time.generation + r.time.collect + r.time.wait + r.time.report;
+    ck_assert_msg(parts <= r.seconds + 1e-3, "the parts (%g s) exceed the session (%g s)", parts, r.seconds);
+    ck_assert_int_eq(r.time.generations, 30 / c.gen_steps);
     c.max_steps = 40;                   /* resumed: the session's own steps only */
     ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.session_steps, 10);
     ck_assert_int_eq(nn_omp_threads(), before);
     nn_omp_set_threads(outside);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* --hold-batches: the same run far behind its ratio never holds self-play when the backlog it
+ * may run up is larger than anything the run can fall behind by. */
+START_TEST(hold_batches_sets_the_backlog) {
+    fresh_dir("holdb");
+    tr_run_config c;
+    tiny(&c);
+    c.max_steps = 20;
+    c.train_ratio = 50;
+    c.hold_batches = 1000000;
+    tr_run_result r;
+    char err[512];
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.session_steps, 20);
+    ck_assert_int_eq(r.held_steps, 0);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -715,6 +741,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, runstate_refuses_damaged_values);
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);
     tcase_add_test(tc, sgd_threads_held_counts_and_restores);
+    tcase_add_test(tc, hold_batches_sets_the_backlog);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
     tcase_add_test(tc, train_tool_selfplay_precision);
     tcase_add_test(tc, train_tool_resumes_with_its_recipe);
