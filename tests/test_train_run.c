@@ -27,11 +27,16 @@
 
 static char dir[256];
 
-static void fresh_dir(const char *tag) {
-    snprintf(dir, sizeof dir, "/tmp/zz-train-run-%s-%d", tag, (int)getpid());
+/* Remove the test's run folder (dir) and everything in it. */
+static void remove_dir(void) {
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
+}
+
+static void fresh_dir(const char *tag) {
+    snprintf(dir, sizeof dir, "/tmp/zz-train-run-%s-%d", tag, (int)getpid());
+    remove_dir();
 }
 
 static void tiny(tr_run_config *c) {
@@ -153,9 +158,7 @@ START_TEST(stop_and_resume) {
     ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.resumed, 0);
     ck_assert_int_eq(r.steps, 5);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -243,9 +246,7 @@ START_TEST(lr_tail_lowers_the_last_steps) {
     c.lr_tail = 0;
     ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_double_eq_tol(r.last_lr, 0.01, 1e-12);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -279,9 +280,7 @@ START_TEST(sgd_threads_held_counts_and_restores) {
     ck_assert_int_eq(r.session_steps, 10);
     ck_assert_int_eq(nn_omp_threads(), before);
     nn_omp_set_threads(outside);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -299,9 +298,7 @@ START_TEST(hold_batches_sets_the_backlog) {
     ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(r.session_steps, 20);
     ck_assert_int_eq(r.held_steps, 0);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -398,9 +395,7 @@ START_TEST(init_from_weights) {
     nn_model_free(m48);
     nn_model_free(m);
     unlink(src);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -557,9 +552,7 @@ START_TEST(run_checks_options_and_trims_logs) {
     fclose(f);
     ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "best.ckpt") != NULL && strstr(err, "cp ") != NULL, "%s", err);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -663,9 +656,7 @@ START_TEST(run_drives_a_remote) {
     ck_assert_int_eq(from1, f.games);                   /* every remote game, once */
     ck_assert_int_gt(own, 0);
     tr_replay_close(&rb, err, sizeof err);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
@@ -724,9 +715,7 @@ START_TEST(training_beats_untrained) {
         ck_assert_int_ge(w1, w0 + games / 4);
         ck_assert_int_ge(w1, games / 2);
     }
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
 }
 END_TEST
 
