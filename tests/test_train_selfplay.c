@@ -209,12 +209,17 @@ START_TEST(live_network_lanes) {
     ck_assert(th_same_answers(first, lane, ZZ_B37, 8, 7));
     mcts_evaluator *before = tr_live_eval_new(m, 0, err, sizeof err);
     th_perturb_model(m, &rng);                                                 /* the trainer moves on */
+    ck_assert_int_eq(tr_live_eval_open(first), 3);
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
+    ck_assert_int_eq(tr_live_eval_open(first), 0);                             /* all three hold an offer */
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* not taken yet */
     ck_assert(!th_same_answers(first, before, ZZ_B37, 8, 7));                                        /* first takes them */
+    ck_assert_int_eq(tr_live_eval_open(first), 1);
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);      /* the lanes have not */
+    ck_assert_int_eq(tr_live_eval_open(first), 0);                             /* first holds the new offer */
     ck_assert(th_same_answers(lane, first, ZZ_B37, 8, 7));
     ck_assert(th_same_answers(lane2, first, ZZ_B37, 8, 7));
+    ck_assert_int_eq(tr_live_eval_open(first), 3);                             /* each has taken its offer */
     ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
     long long count = tr_live_eval_count(first), calls = tr_live_eval_calls(first);
     ck_assert_int_gt(count, 0);

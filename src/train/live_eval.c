@@ -200,6 +200,13 @@ int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t
     return all;
 }
 
+int tr_live_eval_open(mcts_evaluator *e) {
+    live_ctx *c = e->ctx;
+    int n = !atomic_load_explicit(&c->pending, memory_order_acquire);
+    for (int i = 0; i < c->nlanes; i++) n += !atomic_load_explicit(&c->lanes[i]->pending, memory_order_acquire);
+    return n;
+}
+
 long tr_live_eval_refreshes(mcts_evaluator *e) {
     return atomic_load_explicit(&((live_ctx *)e->ctx)->refreshes, memory_order_relaxed);
 }

@@ -25,6 +25,9 @@ mcts_evaluator *tr_live_eval_new(const nn_model *m, int precision, char *err, si
  * every one, 0 when one had not taken the previous offer yet (try again later: those that had
  * take these), -1 with a message on error.  The counts below add up e's lanes, also freed ones. */
 int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen);
+/* How many of e and its lanes would take an offer now (they took the last one, or had none): 0
+ * means tr_live_eval_publish would stage nothing, so a caller may skip reading its weights back. */
+int tr_live_eval_open(mcts_evaluator *e);
 /* Weight refreshes the evaluator has applied so far. */
 long tr_live_eval_refreshes(mcts_evaluator *e);
 /* Positions evaluated so far (counted by the evaluating thread; read it after it stopped, or as

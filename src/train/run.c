@@ -322,6 +322,7 @@ static int refresh(run_ctx *x, bool refresh_now, char *err, size_t errlen) {
         x->rem_pub_steps = x->st.steps;
     }
     if (!x->refresh_pending) return 0;
+    if (tr_live_eval_open(x->ev) == 0) return 0;    /* none would take them: no read-back from the GPU */
     nn_model *cur = tr_trainer_model(&x->tr, why, sizeof why);
     int pr = cur ? tr_live_eval_publish(x->ev, cur, why, sizeof why) : -1;
     if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); return -1; }
