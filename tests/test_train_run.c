@@ -258,6 +258,7 @@ START_TEST(sgd_threads_held_counts_and_restores) {
     tiny(&c);
     c.max_steps = 30;
     c.train_ratio = 50;                 /* 50 trained per generated: training is always behind */
+    c.hold_batches = 8;                 /* ... by more than 8 batches once the buffer is ready */
     c.sgd_threads_held = 2;
     int outside = nn_omp_threads();
     nn_omp_set_threads(1);              /* so that held steps do widen, whatever OMP_NUM_THREADS says */

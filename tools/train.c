@@ -50,7 +50,7 @@ static void usage(FILE *f) {
             "  --batch N            training batch (default 128)\n"
             "  --train-ratio X      samples trained per sample generated (default 4)\n"
             "  --hold-batches N     self-play waits while training is more than N batches behind the\n"
-            "                       ratio (default 8); a GPU run may want a larger backlog (256)\n"
+            "                       ratio (default 64: a backlog that lets SGD and self-play run together)\n"
             "  --window N           replay window in samples (default 100000)\n"
             "  --min-samples N      training starts once the window holds N samples (default 1000)\n"
             "  --gen-steps N        SGD steps per generation / checkpoint (default 250)\n"

@@ -38,7 +38,7 @@ void tr_run_config_default(tr_run_config *c) {
     c->lr_tail_factor = 0.25;
     c->batch = 128;
     c->train_ratio = 4.0;
-    c->hold_batches = 8;
+    c->hold_batches = 64;
     c->value_weight = 1.0;
     c->window = 100000;
     c->pretrain_games = 3000;

@@ -67,8 +67,8 @@ typedef struct {
                                 * evaluators idle then); at other times OpenMP's own (0: always those) */
     double train_ratio;        /* samples trained per sample generated */
     int hold_batches;          /* self-play is held while training is more than this many batches
-                                * behind the ratio (a backlog that lets SGD go on while held self-play
-                                * starts again: see src/cuda/NOTES.md, the fifth GPU run) */
+                                * behind the ratio: a backlog that lets SGD and self-play run at once
+                                * instead of taking turns (src/train/README.md, "The backlog") */
     double value_weight;
     int window;                /* replay window (samples) */
     int min_samples;           /* training starts once the window holds this many */
