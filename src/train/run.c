@@ -327,6 +327,7 @@ static int refresh(run_ctx *x, bool refresh_now, char *err, size_t errlen) {
     int pr = cur ? tr_live_eval_publish(x->ev, cur, why, sizeof why) : -1;
     if (pr < 0) { snprintf(err, errlen, "refresh: %s", why); return -1; }
     if (pr > 0) {
+        x->res->time.refreshes++;
         x->refresh_pending = false;
         tr_selfplay_set_generation(x->sp, (uint32_t)x->st.generation);
         x->pub_steps = x->st.steps;
@@ -375,12 +376,8 @@ static int train_step(run_ctx *x, char *err, size_t errlen) {
     }
     double t2 = mcts_now_s();
     x->res->time.generation += t2 - t1;
-    bool was_pending = x->refresh_pending || refresh_now;
     int rc = refresh(x, refresh_now, err, errlen);
-    if (was_pending) {          /* only the steps that refreshed, or tried to, are timed */
-        x->res->time.refresh += mcts_now_s() - t2;
-        x->res->time.refreshes += was_pending && !x->refresh_pending;
-    }
+    x->res->time.refresh += mcts_now_s() - t2;
     return rc;
 }
 
