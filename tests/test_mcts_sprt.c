@@ -9,37 +9,42 @@
 #include <string.h>
 
 /* By hand: s(e) = 1 / (1 + 10^(-e/400)); s(0) = 0.5, s(50) = 0.571463, s(20) = 0.528751,
- * s(30) = 0.543066.
- * 60-40-0, H0 0 / H1 50: x = 0.6, v = 0.6 - 0.36 = 0.24,
- *   LLR = 100 * 0.071463 * (1.2 - 1.071463) / 0.48 = 1.91368.
- * 30-20-50, H0 0 / H1 20: x = 0.55, v = 0.3 + 0.125 - 0.3025 = 0.1225,
- *   LLR = 100 * 0.028751 * (1.1 - 1.028751) / 0.245 = 0.83611.
- * 45-55-0, H0 0 / H1 30: x = 0.45, v = 0.45 - 0.2025 = 0.2475,
- *   LLR = 100 * 0.043066 * (0.9 - 1.043066) / 0.495 = -1.24472.
+ * s(30) = 0.543066.  Without draws the best distribution with mean score s is a win with chance
+ * s, so the LLR is the binomial one:
+ * 60-40-0, H0 0 / H1 50: 60 ln(0.571463 / 0.5) + 40 ln(0.428537 / 0.5) = 1.84626.
+ * 45-55-0, H0 0 / H1 30: 45 ln(0.543066 / 0.5) + 55 ln(0.456934 / 0.5) = -1.23580.
+ * 8-0-0, H0 0 / H1 30: 8 ln(0.543066 / 0.5) = 0.66099 (the normal approximation with half a win
+ *   and half a loss added gave 3.13 here, past the bound after 8 games).
+ * 30-20-50, H0 0 / H1 20: p(win) = t, p(draw) = 2 (s - t), p(loss) = 1 - 2s + t; the best t is
+ *   the root in (max(0, 2s - 1), s) of -n t^2 + (w (3s - 1) - d (1 - 2s) + l s) t + w s (1 - 2s),
+ *   t = 0.25 at s = 0.5 and 0.277508 at s = 0.528751; LLR = 0.82352.
  * Bounds at alpha = beta = 0.05: ln(0.05/0.95) = -2.944439, ln(0.95/0.05) = +2.944439. */
 START_TEST(llr_and_bounds_by_hand) {
-    ck_assert(fabs(mcts_sprt_llr(60, 40, 0, 0, 50) - 1.91368) < 1e-4);
-    ck_assert(fabs(mcts_sprt_llr(30, 20, 50, 0, 20) - 0.83611) < 1e-4);
-    ck_assert(fabs(mcts_sprt_llr(45, 55, 0, 0, 30) + 1.24472) < 1e-4);
+    ck_assert(fabs(mcts_sprt_llr(60, 40, 0, 0, 50) - 1.84626) < 1e-4);
+    ck_assert(fabs(mcts_sprt_llr(45, 55, 0, 0, 30) + 1.23580) < 1e-4);
+    ck_assert(fabs(mcts_sprt_llr(8, 0, 0, 0, 30) - 0.66099) < 1e-4);
+    ck_assert(fabs(mcts_sprt_llr(30, 20, 50, 0, 20) - 0.82352) < 1e-4);
     ck_assert(mcts_sprt_llr(0, 0, 0, 0, 30) == 0);
     double lo, hi;
     mcts_sprt_bounds(0.05, 0.05, &lo, &hi);
     ck_assert(fabs(lo + 2.944439) < 1e-6 && fabs(hi - 2.944439) < 1e-6);
     mcts_sprt_bounds(0.05, 0.10, &lo, &hi);
     ck_assert(fabs(lo - log(0.10 / 0.95)) < 1e-12 && fabs(hi - log(0.90 / 0.05)) < 1e-12);
-    /* one result only: finite (half a win and half a loss added), and of the right sign */
+    /* one result only: finite, of the right sign, and small: a streak of 10 does not decide
+     * between 0 and +30 (binomially 10 ln(0.543066 / 0.5) = 0.826 and 10 ln(0.456934 / 0.5) = -0.9007) */
     double all_won = mcts_sprt_llr(10, 0, 0, 0, 30), all_lost = mcts_sprt_llr(0, 10, 0, 0, 30);
-    ck_assert(isfinite(all_won) && all_won > 0 && isfinite(all_lost) && all_lost < 0);
-    ck_assert(isfinite(mcts_sprt_llr(0, 0, 10, 0, 30)));
+    ck_assert(fabs(all_won - 0.82624) < 1e-4 && fabs(all_lost + 0.90070) < 1e-4);
+    double all_drawn = mcts_sprt_llr(0, 0, 10, 0, 30);    /* even is likelier under H0 */
+    ck_assert(isfinite(all_drawn) && all_drawn < 0);
 }
 END_TEST
 
 START_TEST(decisions) {
     mcts_sprt t = { 0, 50, 0.05, 0.05 };
     double llr;
-    ck_assert_int_eq(mcts_sprt_decide(&t, 60, 40, 0, &llr), MCTS_SPRT_GOING);        /* 1.91 */
-    ck_assert_int_eq(mcts_sprt_decide(&t, 120, 80, 0, &llr), MCTS_SPRT_H1);          /* 3.83 */
-    ck_assert(fabs(llr - 2 * 1.91368) < 1e-3);
+    ck_assert_int_eq(mcts_sprt_decide(&t, 60, 40, 0, &llr), MCTS_SPRT_GOING);        /* 1.85 */
+    ck_assert_int_eq(mcts_sprt_decide(&t, 120, 80, 0, &llr), MCTS_SPRT_H1);          /* 3.69 */
+    ck_assert(fabs(llr - 2 * 1.84626) < 1e-3);
     ck_assert_int_eq(mcts_sprt_decide(&t, 80, 120, 0, &llr), MCTS_SPRT_H0);
     mcts_sprt p;
     char err[200];

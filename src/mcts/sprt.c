@@ -5,18 +5,35 @@
 
 static double score_of(double elo) { return 1.0 / (1.0 + pow(10.0, -elo / 400.0)); }
 
-double mcts_sprt_llr(int wins, int losses, int draws, double elo0, double elo1) {
-    double w = wins, l = losses, d = draws, n = w + l + d;
-    if (n <= 0) return 0;
-    double x = (w + d / 2) / n, v = (w + d / 4) / n - x * x;
-    if (v < 1e-12) {                      /* one result only: half a win and half a loss added */
-        w += 0.5, l += 0.5;
-        double m = w + l + d;
-        double xm = (w + d / 2) / m;
-        v = (w + d / 4) / m - xm * xm;
+/* c * ln(p), with 0 * ln(0) = 0: an outcome never seen costs nothing when given no mass. */
+static double count_log(double c, double p) { return c > 0 ? c * log(p) : 0; }
+
+/* The log-likelihood of the counts under the trinomial p(win) = t, p(draw) = 2 (s - t),
+ * p(loss) = 1 - 2s + t: every distribution on {0, 1/2, 1} whose mean score is s. */
+static double loglik(double w, double d, double l, double s, double t) {
+    return count_log(w, t) + count_log(d, 2 * (s - t)) + count_log(l, 1 - 2 * s + t);
+}
+
+/* max over t of loglik: the likelihood of the results under the best distribution with mean
+ * score s.  loglik is concave in t on [max(0, 2s - 1), s], so its derivative
+ *     w / t - d / (s - t) + l / (1 - 2s + t)
+ * falls across the interval: bisect it for its zero, or take the end it points to. */
+static double best_loglik(double w, double d, double l, double s) {
+    double lo = fmax(0, 2 * s - 1), hi = s;
+    for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
+        double t = 0.5 * (lo + hi);
+        double slope = (w > 0 ? w / t : 0) - (d > 0 ? d / (s - t) : 0) + (l > 0 ? l / (1 - 2 * s + t) : 0);
+        if (slope > 0) lo = t;
+        else hi = t;
     }
-    double s0 = score_of(elo0), s1 = score_of(elo1);
-    return n * (s1 - s0) * (2 * x - s0 - s1) / (2 * v);
+    /* at an end, the outcome given no mass there has no results (its slope term would be
+     * infinite), so the log-likelihood stays finite */
+    return loglik(w, d, l, s, 0.5 * (lo + hi));
+}
+
+double mcts_sprt_llr(int wins, int losses, int draws, double elo0, double elo1) {
+    if (wins + losses + draws <= 0) return 0;
+    return best_loglik(wins, draws, losses, score_of(elo1)) - best_loglik(wins, draws, losses, score_of(elo0));
 }
 
 void mcts_sprt_bounds(double alpha, double beta, double *lower, double *upper) {
