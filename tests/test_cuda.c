@@ -687,6 +687,42 @@ START_TEST(failures_leave_the_gpu_usable)
 }
 END_TEST
 
+/* On a backend the next batch is built on a second thread during each step: the batches are
+ * still the CPU trainer's, byte for byte and in the same order (one rng, drawn by one thread at a
+ * time), each ready before its step, and the builder's time is counted apart. */
+START_TEST(trainer_builds_next_batch_beside_backend_step)
+{
+    char err[512];
+    uint64_t rng = seed0 ^ 0x6161;
+    nn_model *m = random_model(ZZ_B37, 1, &rng);
+    small_replay sr;
+    small_replay_init(&sr, ZZ_B37, &rng);
+    tr_trainer a, b;
+    trainer_on(&a, m, NULL);
+    trainer_on(&b, m, zzt_emu_backend());
+    for (int step = 0; step < 4; step++) {
+        int fa, fb;
+        ck_assert_int_eq(b.next_ready, step > 0);
+        ck_assert_msg(!tr_trainer_step(&a, &sr.r, NULL, &fa, err, sizeof err), "%s", err);
+        ck_assert_msg(!tr_trainer_step(&b, &sr.r, NULL, &fb, err, sizeof err), "%s", err);
+        ck_assert(b.next_ready && !a.next_ready);
+        const nn_batch *x = &a.batch, *y = &b.batch;
+        int P = a.model->geom.ncells;
+        ck_assert_int_eq(fa, fb);
+        ck_assert(x->n == y->n && x->nmoves == y->nmoves && x->nmoves > 0);
+        ck_assert(!memcmp(x->x, y->x, sizeof(float) * (size_t)x->n * P * NN_PLANES));
+        ck_assert(!memcmp(x->z, y->z, sizeof(float) * (size_t)x->n) && !memcmp(x->sym, y->sym, (size_t)x->n));
+        ck_assert(!memcmp(x->start, y->start, sizeof(int) * ((size_t)x->n + 1)));
+        ck_assert(!memcmp(x->pi, y->pi, sizeof(float) * (size_t)x->nmoves));
+        ck_assert(!memcmp(x->term, y->term, sizeof(int32_t) * 2 * (size_t)x->nmoves));
+    }
+    ck_assert(b.beside_seconds > 0 && a.beside_seconds == 0);
+    tr_trainer_free(&a);
+    tr_trainer_free(&b);
+    nn_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     seed0 = th_seed();
@@ -729,6 +765,7 @@ int main(void)
     }
     tcase_add_test(tc, fake_no_image_gives_cpu_evaluators);
     tcase_add_test(tc, trainer_falls_back_to_cpu);
+    tcase_add_test(tc, trainer_builds_next_batch_beside_backend_step);
     suite_add_tcase(suite, tc);
     /* the CUDA runtime may be initialised above; CUDA does not survive fork() */
     return th_run_nofork(suite) ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -331,11 +331,14 @@ int main(int argc, char **argv) {
                r.held_steps, r.session_steps, 100.0 * (double)r.held_steps / (double)r.session_steps,
                c.sgd_threads_held > 1 ? " (on --sgd-threads-held threads)" : "");
     if (r.session_steps) {      /* where the loop's time went: what sets a run's pace */
-        double sg = r.time.sgd, per = 1000.0 * sg / (double)r.session_steps;
+        double sg = r.time.sgd, steps = (double)r.session_steps, per = 1000.0 * sg / steps;
+        char beside[96] = "";
+        if (r.time.build_beside > 0)
+            snprintf(beside, sizeof beside, "; %.2f more built beside the step", 1000.0 * r.time.build_beside / steps);
         printf("zertz train: the loop's %.0f s: SGD %.1f s (%.2f ms a step, of which %.2f building the batch on the "
-               "host), refreshes %.1f s (%ld), generations %.1f s (%ld), collecting games %.1f s, waiting %.1f s, "
+               "host%s), refreshes %.1f s (%ld), generations %.1f s (%ld), collecting games %.1f s, waiting %.1f s, "
                "reporting %.1f s\n",
-               r.seconds, sg, per, 1000.0 * r.time.build / (double)r.session_steps, r.time.refresh, r.time.refreshes,
+               r.seconds, sg, per, 1000.0 * r.time.build / steps, beside, r.time.refresh, r.time.refreshes,
                r.time.generation, r.time.generations, r.time.collect, r.time.wait, r.time.report);
     }
     if (r.sp.ab_games)

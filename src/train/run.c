@@ -665,6 +665,7 @@ static int run_close(run_ctx *x, int rc, char *err, size_t errlen) {
     x->res->best_generation = x->st.best_generation;
     if (x->rb_open) tr_replay_close(&x->rb, why, sizeof why);
     x->res->time.build = x->tr.build_seconds;
+    x->res->time.build_beside = x->tr.beside_seconds;
     tr_trainer_free(&x->tr);
     mcts_evaluator_free(x->ev);
     nn_model_free(x->m);

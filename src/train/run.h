@@ -112,6 +112,7 @@ typedef struct {
     struct {                   /* where this session's loop spent its wall time, in seconds */
         double sgd;            /* SGD steps, their batches' building included ... */
         double build;          /* ... of which drawing and building the batches on the host */
+        double build_beside;   /* batches built on a second thread during backend steps (not in sgd) */
         double refresh;        /* the weights read back and handed to the evaluators (and the ranks) */
         double generation;     /* generation boundaries: checkpoints, retention, evaluations */
         double collect;        /* finished games into the replay buffer, its flushes */

@@ -1,7 +1,9 @@
-/* trainer.c — SGD steps on replay batches, policy loss on full searches only (trainer.h); a
- * backend that fails mid-run hands its parameters back and the CPU takes over. */
+/* trainer.c — SGD steps on replay batches, policy loss on full searches only (trainer.h); on a
+ * backend the next batch is built on a second thread during the step; a backend that fails
+ * mid-run hands its parameters back and the CPU takes over. */
 #include "train/trainer.h"
 #include "mcts/clock.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@ int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_siz
     t->value_weight = value_weight;
     t->rng = seed ? seed : 1;
     nn_batch_init(&t->batch);
+    nn_batch_init(&t->next);
     t->samples = calloc((size_t)batch_size, sizeof *t->samples);
     t->order = calloc((size_t)batch_size, sizeof *t->order);
     if (batch_size < 1 || !t->samples || !t->order) {
@@ -28,6 +31,7 @@ int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_siz
 void tr_trainer_free(tr_trainer *t) {
     zzt_net_free(t->dev);
     nn_batch_free(&t->batch);
+    nn_batch_free(&t->next);
     nn_model_free(t->model);
     free(t->samples);
     free(t->order);
@@ -105,15 +109,14 @@ static int cpu_step(tr_trainer *t, int nf, nn_loss_parts *out, char *err, size_t
     return 0;
 }
 
-int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen) {
-    if (r->count < 1) { snprintf(err, errlen, "the replay buffer is empty"); return -1; }
-    double t0 = mcts_now_s();
-    int n = t->batch_size, nf = 0, nv = n;
-    /* draw, then put the full samples first */
+/* Draw a batch from r's window into b, the full samples first (*nf of them), each under a random
+ * symmetry: t->rng, t->samples and t->order are the drawer's.  0, or -1 with a message. */
+static int draw_batch(tr_trainer *t, const tr_replay *r, nn_batch *b, int *nf, char *err, size_t errlen) {
+    int n = t->batch_size, nfull = 0, nv = n;
     for (int i = 0; i < n; i++) {
         int k = (int)zz_rand_below(&t->rng, (uint32_t)r->count);
         if (tr_replay_at(r, k)->full) {
-            t->order[nf++] = k;
+            t->order[nfull++] = k;
         } else {
             t->order[--nv] = k;
         }
@@ -125,14 +128,70 @@ int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *
         t->samples[i].nvisits = s->nvisits;
         t->samples[i].z = s->z;
     }
-    if (nn_batch_build(&t->batch, &t->model->geom, t->samples, n, NULL, &t->rng, err, errlen) != 0) return -1;
+    *nf = nfull;
+    return nn_batch_build(b, &t->model->geom, t->samples, n, NULL, &t->rng, err, errlen);
+}
+
+/* The batch built beside a backend step: the thread's argument and its outcome. */
+typedef struct {
+    tr_trainer *t;
+    const tr_replay *r;
+    int rc;
+    double seconds;
+    char err[320];
+} next_builder;
+
+static void *build_next(void *arg) {
+    next_builder *nb = arg;
+    double t0 = mcts_now_s();
+    nb->rc = draw_batch(nb->t, nb->r, &nb->t->next, &nb->t->next_nfull, nb->err, sizeof nb->err);
+    nb->seconds = mcts_now_s() - t0;
+    return NULL;
+}
+
+/* The step on the backend, the next batch built on a second thread meanwhile (the window does not
+ * change during a step: the caller adds games between steps).  0; 1 when the backend failed and
+ * the trainer has moved to the CPU (the step is still to run there); -1 with a message. */
+static int backend_step(tr_trainer *t, const tr_replay *r, int nf, nn_loss_parts *out, char *err, size_t errlen) {
+    next_builder nb = { .t = t, .r = r };
+    pthread_t th;
+    bool beside = pthread_create(&th, NULL, build_next, &nb) == 0;
+    char why[320];
+    t->stale = true;
+    int rc = zzt_net_train_step(t->dev, &t->sgd, &t->batch, nf, t->value_weight, out, why, sizeof why);
+    if (beside) {
+        double t0 = mcts_now_s();
+        pthread_join(th, NULL);
+        t->build_seconds += mcts_now_s() - t0;          /* the step waited for its builder */
+        t->beside_seconds += nb.seconds;
+        if (nb.rc != 0) {
+            snprintf(err, errlen, "building the next batch: %s", nb.err);
+            return -1;
+        }
+        t->next_ready = true;
+    }
+    if (rc == 0) return 0;
+    return leave_backend(t, why, err, errlen) != 0 ? -1 : 1;
+}
+
+int tr_trainer_step(tr_trainer *t, const tr_replay *r, nn_loss_parts *out, int *nfull, char *err, size_t errlen) {
+    if (r->count < 1) { snprintf(err, errlen, "the replay buffer is empty"); return -1; }
+    double t0 = mcts_now_s();
+    int nf;
+    if (t->next_ready) {                         /* built beside the last step */
+        nn_batch b = t->batch;
+        t->batch = t->next;
+        t->next = b;
+        nf = t->next_nfull;
+        t->next_ready = false;
+    } else if (draw_batch(t, r, &t->batch, &nf, err, errlen) != 0) {
+        return -1;
+    }
     t->build_seconds += mcts_now_s() - t0;
     if (nfull) *nfull = nf;
-    if (t->dev) {                                /* on the backend: same losses, same step */
-        char why[320];
-        t->stale = true;
-        if (zzt_net_train_step(t->dev, &t->sgd, &t->batch, nf, t->value_weight, out, why, sizeof why) == 0) return 0;
-        if (leave_backend(t, why, err, errlen) != 0) return -1;
+    if (t->dev) {
+        int rc = backend_step(t, r, nf, out, err, errlen);
+        if (rc <= 0) return rc;
     }
     return cpu_step(t, nf, out, err, errlen);
 }

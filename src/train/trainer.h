@@ -12,6 +12,10 @@
  * Where the step runs: on the CPU (src/nn) by default; tr_trainer_use_backend moves it onto a
  * training backend (src/cuda/train_net.h: the GPU).  The parameters then live there, and `model`
  * is brought up to date by tr_trainer_model (a download after steps) before anyone reads it.
+ * On a backend the host would idle during the step and the device during the batch's building,
+ * so a second thread builds the next batch while the step runs: the batches are the same ones,
+ * in the same order, as on the CPU (one rng, drawn by one thread at a time), each drawn one step
+ * earlier, from the window as it stood then.
  *
  * A backend step that fails (a launch failure, an error of the GPU) does not end training: the
  * parameters, momenta and statistics are read back from the backend and the step runs on the CPU,
@@ -39,7 +43,12 @@ typedef struct {
     bool stale;               /* model is behind dev */
     char fallback[400];       /* why training left its backend for the CPU, or "" */
     double build_seconds;     /* wall time the steps spent drawing and building their batches on
-                               * the host (nn_batch_build), the rest of a step being SGD itself */
+                               * the host (nn_batch_build) or waiting for the builder beside them,
+                               * the rest of a step being SGD itself */
+    nn_batch next;            /* on a backend: the next step's batch, built during this one */
+    int next_nfull;
+    bool next_ready;
+    double beside_seconds;    /* the builder thread's time on those batches, hidden by the steps */
 } tr_trainer;
 
 /* A trainer for model m (taken over: freed by tr_trainer_free).  0, or -1 with a message. */
