@@ -290,7 +290,7 @@ static int report(const ladder_args *a, const rung *rungs) {
                rungs[k].name, a->sprt.elo0, a->sprt.elo1, a->sprt.alpha, a->sprt.beta,
                r->sprt_decision == MCTS_SPRT_H1 ? "H1 accepted" : r->sprt_decision == MCTS_SPRT_H0 ? "H0 accepted" : "undecided",
                r->sprt_games, r->sprt_llr, lo, hi);
-        if (r->games > r->sprt_games) printf(" (%d more games finished the pairs in progress)", r->games - r->sprt_games);
+        if (r->games > r->sprt_games) printf(" (%d more game%s finished the pairs in progress)", r->games - r->sprt_games, r->games - r->sprt_games == 1 ? "" : "s");
         printf("\n");
     }
     int errors = 0;
