@@ -50,7 +50,8 @@ static void usage(FILE *f) {
             "  --batch N            training batch (default 128)\n"
             "  --train-ratio X      samples trained per sample generated (default 4)\n"
             "  --hold-batches N     self-play waits while training is more than N batches behind the\n"
-            "                       ratio (default 64: a backlog that lets SGD and self-play run together)\n"
+            "                       ratio (default 64, 256 with a GPU: a backlog that lets SGD and\n"
+            "                       self-play run together)\n"
             "  --window N           replay window in samples (default 100000)\n"
             "  --min-samples N      training starts once the window holds N samples (default 1000)\n"
             "  --gen-steps N        SGD steps per generation / checkpoint (default 250)\n"
@@ -221,6 +222,10 @@ static void defaults(tr_run_config *c, int *gpu_eval_threads) {
         c->sp.max_batch = big ? 512 : 256;
         *gpu_eval_threads = big ? 4 : 1;
         c->sp.threads = cores > *gpu_eval_threads + 1 ? (int)cores - *gpu_eval_threads : 1;
+        /* A backlog of 256 batches (2.5 s of SGD): on an H200, ×1.38 the steps and ×1.43 the games
+         * a minute of a backlog of 8, the loop idle 7–13 % of its time instead of a third
+         * (src/cuda/NOTES.md, the sixth GPU run); 64 was never measured there. */
+        c->hold_batches = 256;
         snprintf(c->out, sizeof c->out, "runs/gpu");
     }
     /* int8 self-play where the CPU has it: a twin run at equal time trained a stronger network

@@ -222,10 +222,10 @@ static void loop_begin(run_ctx *x) {
     x->omp_base = nn_omp_threads();
     if (c->quiet) return;
     printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d evaluator thread%s, "
-           "%d sims (fast %d, full %.0f%%), batch %d, ratio %.1f, window %d%s\n",
+           "%d sims (fast %d, full %.0f%%), batch %d, ratio %.1f, backlog %d batches, window %d%s\n",
            c->out, zz_board_get(c->sp.board)->rings, x->tr.model->cfg.blocks, x->tr.model->cfg.channels,
            c->sp.games_in_flight, c->sp.eval_threads, c->sp.eval_threads == 1 ? "" : "s", c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
-           c->train_ratio, c->window, x->res->resumed ? " (resumed)" : "");
+           c->train_ratio, c->hold_batches, c->window, x->res->resumed ? " (resumed)" : "");
     if (c->sp.force_prior > 0)
         printf("  placements that force a capture: priors times %.3g in the searches\n", 1 + c->sp.force_prior);
     if (c->sgd_threads_held > x->omp_base)
