@@ -3,6 +3,7 @@
  * existing one; a run drives the other ranks' interface (tr_remote) as the MPI hub expects; and a short training makes a network that beats a random player more often than
  * the untrained network does (the end-to-end test that can fail). */
 #include "mcts/match.h"
+#include "cuda/train_backend.h"
 #include "nn/checkpoint.h"
 #include "nn/omp_env.h"
 #include "train/replay.h"
@@ -281,6 +282,45 @@ START_TEST(sgd_threads_held_counts_and_restores) {
     ck_assert_int_eq(r.session_steps, 10);
     ck_assert_int_eq(nn_omp_threads(), before);
     nn_omp_set_threads(outside);
+    remove_dir();
+}
+END_TEST
+
+/* Two checkpoints' parameters differ (the steps between them reached the file). */
+static bool params_differ(const char *a, const char *b) {
+    char err[256];
+    nn_model *x = nn_checkpoint_load(a, NN_F32, NULL, err, sizeof err), *y = nn_checkpoint_load(b, NN_F32, NULL, err, sizeof err);
+    ck_assert_msg(x && y, "%s", err);
+    bool differ = x->nparams != y->nparams || memcmp(x->param, y->param, sizeof(float) * x->nparams) != 0;
+    nn_model_free(x);
+    nn_model_free(y);
+    return differ;
+}
+
+/* SGD on a training backend (the emulated GPU here, the CUDA one in a GPU run): the run's steps
+ * go there, each next batch is built beside the step, the weights come back from the backend for
+ * the evaluators' refreshes and for every checkpoint, and a resumed run trains on from them. */
+START_TEST(run_trains_on_a_backend) {
+    fresh_dir("backend");
+    tr_run_config c;
+    tiny(&c);
+    c.max_steps = 30;
+    c.sgd_backend = zzt_emu_backend();
+    tr_run_result r;
+    char err[512], g1[320], g2[320], g3[320];
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.steps, 30);
+    ck_assert_msg(r.time.build_beside > 0, "no batch was built beside a step");
+    ck_assert_msg(r.time.refreshes > 0, "the evaluators never got the backend's weights");
+    snprintf(g1, sizeof g1, "%s/gen-0001.ckpt", dir);
+    snprintf(g2, sizeof g2, "%s/gen-0002.ckpt", dir);
+    snprintf(g3, sizeof g3, "%s/gen-0003.ckpt", dir);
+    ck_assert_msg(params_differ(g1, g2) && params_differ(g2, g3), "a checkpoint missed the backend's steps");
+    c.max_steps = 40;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.session_steps, 10);
+    snprintf(g1, sizeof g1, "%s/gen-0004.ckpt", dir);
+    ck_assert_msg(params_differ(g3, g1), "the resumed run's steps did not reach its checkpoint");
     remove_dir();
 }
 END_TEST
@@ -732,6 +772,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);
     tcase_add_test(tc, sgd_threads_held_counts_and_restores);
     tcase_add_test(tc, hold_batches_sets_the_backlog);
+    tcase_add_test(tc, run_trains_on_a_backend);
     tcase_add_test(tc, run_checks_options_and_trims_logs);
     tcase_add_test(tc, train_tool_selfplay_precision);
     tcase_add_test(tc, train_tool_resumes_with_its_recipe);

@@ -152,13 +152,15 @@ static int start_trainer(run_ctx *x, char *err, size_t errlen) {
         snprintf(err, errlen, "trainer: %s", why);
         return -1;
     }
-    if (zz_cuda_select(why, sizeof why)) {      /* SGD on the GPU too, unless it cannot start there */
-        const zzt_backend *be = zzt_cuda_backend(why, sizeof why);
+    const zzt_backend *be = c->sgd_backend;
+    if (be || zz_cuda_select(why, sizeof why)) {  /* SGD on the GPU too, unless it cannot start there */
+        if (!be) be = zzt_cuda_backend(why, sizeof why);
         if (!be || tr_trainer_use_backend(&x->tr, be, why, sizeof why) != 0)
             fprintf(stderr, "zertz train: warning: training stays on the CPU: %s\n", why);
     }
     if (!c->quiet) {
-        printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&x->tr), "cpu") ? "CPU" : "GPU (CUDA kernels)");
+        printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&x->tr), "cpu") ? "CPU"
+               : !strcmp(tr_trainer_backend(&x->tr), "cuda") ? "GPU (CUDA kernels)" : tr_trainer_backend(&x->tr));
         nn_cpu_print_line("zertz train: ");
     }
     return 0;

@@ -63,6 +63,8 @@ typedef struct {
     double lr_tail;            /* the last lr_tail of the session's budget (--minutes, else --steps) */
     double lr_tail_factor;     /* ... trains at lr × lr_tail_factor (lr_tail 0: constant lr) */
     int batch;
+    const struct zzt_backend *sgd_backend; /* SGD there (tests: the emulated GPU, src/cuda/train_backend.h);
+                                * NULL: on the GPU when one is usable, else the CPU */
     int sgd_threads_held;      /* OpenMP threads of a CPU SGD step while self-play is held (the
                                 * evaluators idle then); at other times OpenMP's own (0: always those) */
     double train_ratio;        /* samples trained per sample generated */
