@@ -159,8 +159,8 @@ static int start_trainer(run_ctx *x, char *err, size_t errlen) {
             fprintf(stderr, "zertz train: warning: training stays on the CPU: %s\n", why);
     }
     if (!c->quiet) {
-        printf("zertz train: SGD on the %s\n", !strcmp(tr_trainer_backend(&x->tr), "cpu") ? "CPU"
-               : !strcmp(tr_trainer_backend(&x->tr), "cuda") ? "GPU (CUDA kernels)" : tr_trainer_backend(&x->tr));
+        const char *on = tr_trainer_backend(&x->tr);
+        printf("zertz train: SGD on the %s\n", !strcmp(on, "cpu") ? "CPU" : !strcmp(on, "cuda") ? "GPU (CUDA kernels)" : on);
         nn_cpu_print_line("zertz train: ");
     }
     return 0;
