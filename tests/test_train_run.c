@@ -701,21 +701,16 @@ START_TEST(run_drives_a_remote) {
 }
 END_TEST
 
-/* Wins of the network `ckpt` over `games` games against `opponent` (an agent spec; "random", or a
- * network's file searched as `ckpt` is), each network searching 8 simulations a move
- * (ZZ_TEST_SIMS); the openings and colours are the match's fixed seed's. */
-static int wins_against(const char *ckpt, const char *opponent, int games) {
+/* Wins of the network `ckpt`, searching 8 simulations a move (ZZ_TEST_SIMS), over `games` games
+ * against a random player; the match's seed is fixed. */
+static int wins_vs_random(const char *ckpt, int games) {
     int sims = getenv("ZZ_TEST_SIMS") ? atoi(getenv("ZZ_TEST_SIMS")) : 8;
-    char spec[400], other[400], err[256];
+    char spec[400], err[256];
     snprintf(spec, sizeof spec, "puct:%s:%d", ckpt, sims);
-    if (strcmp(opponent, "random") == 0)
-        snprintf(other, sizeof other, "random");
-    else
-        snprintf(other, sizeof other, "puct:%s:%d", opponent, sims);
     mcts_match_config mc;
     memset(&mc, 0, sizeof mc);
     mc.spec[0] = spec;
-    mc.spec[1] = other;
+    mc.spec[1] = "random";
     mc.games = games;
     mc.parallel = 2;
     mc.agent_threads = 1;
@@ -760,8 +755,8 @@ static int short_run_wins(unsigned seed, int games, int *untrained) {
         char g0[400], last[400];
         snprintf(g0, sizeof g0, "%s/gen-0000.ckpt", dir);
         snprintf(last, sizeof last, "%s/latest.ckpt", dir);
-        *untrained = wins_against(g0, "random", games);
-        wins = wins_against(last, "random", games);
+        *untrained = wins_vs_random(g0, games);
+        wins = wins_vs_random(last, games);
         fprintf(stderr, "test_train_run: seed %u, vs random: untrained %d/%d, trained (%ld steps) %d/%d; final loss p %.3f v %.3f\n",
                 seed, *untrained, games, r.steps, wins, games, r.last_policy, r.last_value);
     }
