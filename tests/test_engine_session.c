@@ -259,9 +259,6 @@ START_TEST(review_engine_turn_loses_nothing) {
 }
 END_TEST
 
-/* A one-move turn the search visited enough is valued in that same search (both values from one
- * tree, the mover's view): here the engine's second choice at the opening, found by the same
- * deterministic search the review runs (one thread, a simulation budget, the same seed). */
 /* Whether the search's root list holds move m. */
 static bool listed_at_root(const ze_search_info *info, zz_move m) {
     for (int i = 0; i < info->nroot; i++)
@@ -269,6 +266,9 @@ static bool listed_at_root(const ze_search_info *info, zz_move m) {
     return false;
 }
 
+/* A one-move turn the search visited enough is valued in that same search (both values from one
+ * tree, the mover's view): here the engine's second choice at the opening, found by the same
+ * deterministic search the review runs (one thread, a simulation budget, the same seed). */
 START_TEST(review_values_played_turns_in_the_same_search) {
     char err[512];
     mcts_agent *a = review_agent();
