@@ -4,11 +4,13 @@
  * results unchanged, the time limit, the evaluation's terms, the spec, whole games against
  * random through the agent API, capture quiescence alone (mcts_ab_quiesce) and the leaf blend
  * of a PUCT evaluator with it (mcts_eval_abmix_new), a move's score (mcts_ab_move_score) and
- * the alpha-beta guard on PUCT's moves (guard=). */
+ * the alpha-beta guard on PUCT's moves (guard=), the search restricted to a few root moves
+ * (mcts_ab_search_among) and the guard among PUCT's best moves (guardtop=). */
 #include "helpers.h"
 #include "mcts/ab.h"
 #include "mcts/agent.h"
 #include "mcts/evaluator.h"
+#include "mcts/tree.h"
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -381,6 +383,51 @@ START_TEST(ab_move_score_matches_the_search) {
 }
 END_TEST
 
+/* The search among a few root moves scores them as the whole search does: on the depth-2
+ * zugzwang, a losing move first and the winning one after it gives the winning move with the
+ * whole search's score, and the first move's exact score (mcts_ab_move_score's); the winning
+ * move first gives its own score twice.  Repeated, illegal or no moves are refused. */
+START_TEST(ab_search_among_scores_its_moves) {
+    zz_pos p;
+    zugzwang_position(&p);
+    zz_move win = move_of(&p, "Wb4,e3");
+    mcts_ab_config c;
+    mcts_ab_config_default(&c);
+    mcts_ab *s = mcts_ab_new(&c);
+    mcts_ab_result whole, r;
+    ck_assert_int_eq(mcts_ab_search(s, &p, 2, 0, &whole), 0);
+    ck_assert_int_eq(whole.move, win);
+    zz_move *mv = malloc(ZZ_MAX_MOVES * sizeof *mv);
+    int n = zz_gen_moves(&p, mv), tried = 0;
+    for (int i = 0; i < n; i++) {
+        if (mv[i] == win) continue;
+        tried++;
+        zz_move cands[2] = { mv[i], win };
+        int first, exact;
+        mcts_ab_clear(s, 0);
+        ck_assert_int_eq(mcts_ab_search_among(s, &p, cands, 2, 2, 0, &r, &first), 0);
+        ck_assert_int_eq(r.move, win);
+        ck_assert_int_eq(r.score, whole.score);
+        ck_assert_int_eq(r.depth, 2);
+        ck_assert_int_eq(mcts_ab_move_score(s, &p, mv[i], 2, 0, &exact), 0);
+        ck_assert_int_eq(first, exact);
+        ck_assert_int_lt(first, r.score);
+        cands[0] = win, cands[1] = mv[i];
+        ck_assert_int_eq(mcts_ab_search_among(s, &p, cands, 2, 2, 0, &r, &first), 0);
+        ck_assert_int_eq(r.move, win);
+        ck_assert_int_eq(first, whole.score);
+    }
+    ck_assert_int_ge(tried, 3);
+    int first;
+    zz_move twice[2] = { win, win }, illegal[1] = { zz_move_jump(th_cell(&p, "d2"), th_cell(&p, "d4")) };
+    ck_assert_int_eq(mcts_ab_search_among(s, &p, twice, 2, 2, 0, &r, &first), -1);
+    ck_assert_int_eq(mcts_ab_search_among(s, &p, illegal, 1, 2, 0, &r, &first), -1);
+    ck_assert_int_eq(mcts_ab_search_among(s, &p, twice, 0, 2, 0, &r, &first), -1);
+    free(mv);
+    mcts_ab_free(s);
+}
+END_TEST
+
 /* Whether agent `spec`, choosing from hanging_position with this seed, hands over the game;
  * *beside (when given) gets the number of its moves whose guard searched beside PUCT. */
 static bool hands_over_counted(const char *spec, uint64_t seed, uint64_t *beside) {
@@ -435,6 +482,59 @@ START_TEST(guard_beside_puct_keeps_it_from_handing_over_the_game) {
     ck_assert_int_eq((int)beside, 0);
     hands_over_counted("puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,threads=2", 1, &beside);
     ck_assert_int_eq((int)beside, 1);                     /* the default with two threads */
+}
+END_TEST
+
+/* Whether agent `spec` hands over the game from hanging_position with this seed, as
+ * hands_over; *every_child_does: so does every move of its search's root (the tree left after
+ * its choice). */
+static bool hands_over_among(const char *spec, uint64_t seed, bool *every_child_does) {
+    char err[256];
+    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+    ck_assert_msg(a, "%s", err);
+    zz_pos p;
+    hanging_position(&p);
+    ck_assert_int_eq(mcts_agent_newgame(a, &p, seed, err, sizeof err), 0);
+    zz_move m, kids[64];
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    int n = mcts_tree_root_children(mcts_agent_tree(a), kids, NULL, NULL, 64);
+    ck_assert_int_ge(n, 1);
+    *every_child_does = true;
+    for (int i = 0; i < n; i++) {
+        zz_pos q = p;
+        zz_apply(&q, kids[i], NULL);
+        if (!wins_this_turn(&q)) *every_child_does = false;
+    }
+    mcts_agent_free(a);
+    zz_apply(&p, m, NULL);
+    return wins_this_turn(&p);
+}
+
+/* The guard among PUCT's best moves (guardtop=K: after PUCT, alpha-beta over its move and its K
+ * most visited others): PUCT on uniform priors kept to 3 children hands over the game from
+ * hanging_position on 8 seeds of 8; guarded among those 3 children (K = 2), with a simulation
+ * budget (alpha-beta to depth 2) or with a time, only on the seeds where all 3 children do,
+ * which are not all.  Out-of-range K is refused. */
+START_TEST(guard_among_puct_best_keeps_it_from_handing_over_the_game) {
+    char err[256];
+    const char *specs[] = { "puct:uniform:8,maxchildren=3,guard=0.5,guardtop=2",
+                            "puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,guardtop=2" };
+    for (unsigned k = 0; k < 2; k++) {
+        int unguarded = 0, saved = 0;
+        for (uint64_t seed = 1; seed <= 8; seed++) {
+            bool every;
+            unguarded += hands_over("puct:uniform:8,maxchildren=3", seed);
+            bool lost = hands_over_among(specs[k], seed, &every);
+            ck_assert_msg(!lost || every, "%s, seed %llu: hands over the game with a safe move among its children",
+                          specs[k], (unsigned long long)seed);
+            saved += !lost;
+        }
+        ck_assert_int_eq(unguarded, 8);
+        ck_assert_int_gt(saved, 0);
+    }
+    const char *bad[] = { "puct:uniform:10,guard=0.5,guardtop=-1", "puct:uniform:10,guard=0.5,guardtop=33",
+                          "puct:uniform:10,guard=0.5,guardtop=1.5" };
+    for (unsigned i = 0; i < 3; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
 }
 END_TEST
 
@@ -497,6 +597,8 @@ int main(void) {
     tcase_add_test(tc, ab_move_score_matches_the_search);
     tcase_add_test(tc, guard_keeps_puct_from_handing_over_the_game);
     tcase_add_test(tc, guard_beside_puct_keeps_it_from_handing_over_the_game);
+    tcase_add_test(tc, ab_search_among_scores_its_moves);
+    tcase_add_test(tc, guard_among_puct_best_keeps_it_from_handing_over_the_game);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

@@ -363,14 +363,17 @@ typedef struct root_state {
     zz_move *mv;            /* the root moves, best first after each completed depth */
     int32_t *sc;            /* depth 1: every move's exact score */
     int n;
+    bool pinned;            /* the list's order is kept (mcts_ab_search_among): its first move first */
     zz_move best;           /* the move to play and its score, and the depth completed */
     int score, depth;
+    int first_score;        /* the first move's exact score at the depth of best (pinned only) */
 } root_state;
 
 /* One depth at the root.  exact: every move with the full window, scores in r->sc (depth 1, to
  * order the root); else principal-variation search.  Returns the best move of what was searched
  * (ZZ_MOVE_NONE when nothing was) with *score, *first_done set when the first move finished. */
-static zz_move root_depth(mcts_ab *s, const zz_pos *p, root_state *r, int depth, bool exact, int *score, bool *first_done) {
+static zz_move root_depth(mcts_ab *s, const zz_pos *p, root_state *r, int depth, bool exact, int *score,
+                          bool *first_done, int *first_score) {
     int alpha = -INF, best = -INF;
     zz_move bm = ZZ_MOVE_NONE;
     *first_done = false;
@@ -380,6 +383,7 @@ static zz_move root_depth(mcts_ab *s, const zz_pos *p, root_state *r, int depth,
         int v = exact ? child_score(s, &c, p->to_move, depth - 1, -INF, INF, 1)
                       : pvs_child(s, &c, p->to_move, depth - 1, alpha, INF, 1, i == 0);
         if (s->halted) break;
+        if (i == 0) *first_score = v;       /* the first move has the full window: exact */
         *first_done = true;
         if (exact) r->sc[i] = v;
         if (v > best) {
@@ -433,23 +437,23 @@ static void deepen(mcts_ab *s, const zz_pos *p, root_state *r, int max_depth, do
     r->depth = 0;
     for (int d = 1; d <= max_depth; d++) {
         if (d > 1 && time_ms > 0 && 1000 * (mcts_now_s() - t0) >= time_ms / 2) break;
-        int score;
+        int score, first_score = 0;
         bool first_done;
-        zz_move m = root_depth(s, p, r, d, d == 1, &score, &first_done);
+        zz_move m = root_depth(s, p, r, d, d == 1 && !r->pinned, &score, &first_done, &first_score);
         if (s->halted) {                   /* keep a move this depth proved better (or depth 1's best) */
-            if (m && first_done && (d == 1 || m != r->best)) r->best = m, r->score = score;
+            if (m && first_done && (d == 1 || m != r->best))
+                r->best = m, r->score = score, r->first_score = first_score;
             return;
         }
-        if (d == 1) root_sort(r);
-        root_to_front(r, m);
-        r->best = m, r->score = score, r->depth = d;
+        if (d == 1 && !r->pinned) root_sort(r);
+        if (!r->pinned) root_to_front(r, m);
+        r->best = m, r->score = score, r->depth = d, r->first_score = first_score;
         if (score > WIN_MIN) return;
     }
 }
 
-int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_ab_result *res) {
-    memset(res, 0, sizeof *res);
-    if (zz_over(p) || depth < 1 || depth > MCTS_AB_MAX_DEPTH) return -1;
+/* A search's start: counters, clock, stop flag, killers, and history aged.  Returns t0. */
+static double search_start(mcts_ab *s, double time_ms) {
     double t0 = mcts_now_s();
     s->nodes = s->qnodes = 0;
     s->halted = false;
@@ -458,20 +462,50 @@ int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_
     s->gen++;
     memset(s->killer, 0, sizeof s->killer);
     for (int i = 0; i < HIST_SIZE; i++) s->hist[i] /= 2;
-    root_state r;
-    root_moves(s, p, &r);
-    deepen(s, p, &r, r.n == 1 ? 1 : depth, t0, time_ms);
+    return t0;
+}
+
+/* Deepen from the root list r and fill res. */
+static void search_root(mcts_ab *s, const zz_pos *p, root_state *r, int depth, double t0, double time_ms,
+                        mcts_ab_result *res) {
+    deepen(s, p, r, r->n == 1 ? 1 : depth, t0, time_ms);
     s->sp = 0;
-    res->move = r.best;
-    res->score = r.score;
-    res->depth = r.depth;
+    res->move = r->best;
+    res->score = r->score;
+    res->depth = r->depth;
     res->nodes = s->nodes;
     res->qnodes = s->qnodes;
     res->seconds = mcts_now_s() - t0;
-    res->stopped = r.depth < (r.n == 1 ? 1 : depth) && r.score <= WIN_MIN;
+    res->stopped = r->depth < (r->n == 1 ? 1 : depth) && r->score <= WIN_MIN;
+}
+
+int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_ab_result *res) {
+    memset(res, 0, sizeof *res);
+    if (zz_over(p) || depth < 1 || depth > MCTS_AB_MAX_DEPTH) return -1;
+    double t0 = search_start(s, time_ms);
+    root_state r = { 0 };
+    root_moves(s, p, &r);
+    search_root(s, p, &r, depth, t0, time_ms, res);
     return 0;
 }
 
+int mcts_ab_search_among(mcts_ab *s, const zz_pos *p, const zz_move *cands, int n, int depth, double time_ms,
+                         mcts_ab_result *res, int *first_score) {
+    memset(res, 0, sizeof *res);
+    if (zz_over(p) || depth < 1 || depth > MCTS_AB_MAX_DEPTH || n < 1 || n > ZZ_MAX_MOVES) return -1;
+    for (int i = 0; i < n; i++) {
+        if (!zz_is_legal(p, cands[i])) return -1;
+        for (int j = 0; j < i; j++)
+            if (cands[j] == cands[i]) return -1;
+    }
+    double t0 = search_start(s, time_ms);
+    root_state r = { .mv = s->moves, .sc = s->keys, .n = n, .pinned = true };
+    memcpy(r.mv, cands, (size_t)n * sizeof *cands);
+    s->sp = (size_t)n;
+    search_root(s, p, &r, depth, t0, time_ms, res);
+    *first_score = r.first_score;
+    return 0;
+}
 int mcts_ab_quiesce(mcts_ab *s, const zz_pos *p) {
     if (zz_over(p)) return terminal_score(p, 0);
     s->halted = false;

@@ -66,6 +66,15 @@ void mcts_ab_clear(mcts_ab *s, uint64_t seed);
 /* Search p to `depth` plies (1..MCTS_AB_MAX_DEPTH) or for time_ms milliseconds (0: no limit).
  * 0 with the result, or -1 when p is over (no move) or depth is out of range. */
 int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_ab_result *r);
+/* The same search with the root restricted to the n distinct legal moves of cands, searched in
+ * that order at every depth (no reordering), so that the first move always has the full window:
+ * *first_score is its exact score at the depth of res->move (res->score, that move's, is also
+ * exact: a later move that beats the first is searched again with the full window).  For
+ * checking a chosen move against a few others with the depth a whole-root search would not
+ * reach in the same time.  0, or -1 when p is over, depth is out of range, or a move is illegal
+ * or repeated (n from 1 to ZZ_MAX_MOVES). */
+int mcts_ab_search_among(mcts_ab *s, const zz_pos *p, const zz_move *cands, int n, int depth, double time_ms,
+                         mcts_ab_result *res, int *first_score);
 /* The score of move m in p, from p's mover's view, as a search of p to `depth` plies would give
  * it: m played, the rest searched to depth - 1 with the full window (the table of earlier
  * searches is used).  0 with *score, or -1 when p is over, m illegal, depth out of range, or the

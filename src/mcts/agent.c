@@ -47,6 +47,7 @@ struct mcts_agent {
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
     bool guard_given;              /* the spec set guard=; else "default" weights take the board's
                                       (mcts_default_guard) at newgame */
+    int guard_top;                 /* > 0: the guard checks among PUCT's best moves, after it (guard.h) */
     int guard_parallel;            /* 1: the guard searches on its own thread beside PUCT, 0: before
                                       it; -1 (default): beside it when threads > 1 */
     int reuse;                     /* keep the subtree of the move played */
@@ -109,6 +110,7 @@ static const agent_option OPTIONS[] = {
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=: 1 alpha-beta on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share" },
+    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper)" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
     { "solver", FOR_PUCT, 0, 1, true, "prove won and lost positions in the tree: take a proven win, avoid a proven loss" },
@@ -161,6 +163,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
     else if (!strcmp(k, "guardpar")) a->guard_parallel = (int)v;
+    else if (!strcmp(k, "guardtop")) a->guard_top = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
     else if (!strcmp(k, "solver")) a->pcfg.solver = (int)v;
@@ -209,6 +212,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "guardmargin")) return a->guard_margin;
     if (!strcmp(k, "guarddepth")) return a->guard_depth;
     if (!strcmp(k, "guardpar")) return guard_in_parallel(a);
+    if (!strcmp(k, "guardtop")) return a->guard_top;
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
     if (!strcmp(k, "solver")) return a->pcfg.solver;
@@ -685,13 +689,19 @@ static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz
     sync_root(a, p);
     bool guarded = a->guard > 0 && a->ab != NULL;
     mcts_guard g = { .ab = a->ab, .share = a->guard, .margin = a->guard_margin, .depth = a->guard_depth,
-                     .beside = guard_in_parallel(a) };
+                     .beside = guard_in_parallel(a) && a->guard_top == 0, .top = a->guard_top };
     double puct_ms = guarded ? mcts_guard_begin(&g, p, tms, t0) : tms;
     mcts_think th;
     int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;
     int rc = mcts_puct_think(a->puct, sims, puct_ms, &th, err, errlen);
     *m = rc == 0 ? th.move : ZZ_MOVE_NONE;
-    if (guarded) {
+    if (guarded && g.top > 0) {
+        zz_move ranked[MCTS_GUARD_TOP_MAX + 1];
+        int n = rc == 0 ? mcts_tree_root_children(mcts_puct_tree(a->puct), ranked, NULL, NULL, g.top + 1) : 0;
+        bool replaced;
+        *m = mcts_guard_end_among(&g, *m, ranked, n, &replaced);
+        a->stats.overrides += replaced;
+    } else if (guarded) {
         bool replaced, beside;
         *m = mcts_guard_end(&g, *m, &replaced, &beside);
         a->stats.overrides += replaced;

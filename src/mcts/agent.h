@@ -26,7 +26,8 @@
  * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
  * abdepth= (0: capture quiescence, the default), guard= (the share of a move's time for an
  * alpha-beta guard that replaces PUCT's move when alpha-beta finds it worse by guardmargin= points,
- * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guard.h).
+ * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guardtop=K,
+ * default 0: alpha-beta after PUCT over PUCT's move and its K most visited others only; guard.h).
  * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
  * not a number, or a fraction for a whole-number option is refused with a message.
  *

@@ -16,7 +16,16 @@
  *
  * Use: mcts_guard_begin, then PUCT's search for the time it returns, then mcts_guard_end (also
  * when PUCT's search failed: it joins the thread).  The searcher ab is the caller's; one move at
- * a time. */
+ * a time.
+ *
+ * Among PUCT's best (top > 0, the agent's guardtop=): PUCT searches first, for the move's time
+ * less the guard's share, and alpha-beta then searches only m and PUCT's `top` most visited other
+ * root moves, for what is left of the move (or `depth` plies with a simulation budget), with m
+ * first so that its score is exact (mcts_ab_search_among).  With a few root moves instead of
+ * hundreds or thousands, alpha-beta reaches a ply or two deeper in the same time (48 rings: the
+ * whole root reaches depth 3-4 in 375 ms and 1 s, four moves depth 4-6 in 375 ms), but it can
+ * only choose among PUCT's candidates.  Use: mcts_guard_begin, PUCT's search, mcts_guard_end_among
+ * with PUCT's root moves, most visited first.  Never beside PUCT (it needs PUCT's candidates). */
 #ifndef MCTS_GUARD_H
 #define MCTS_GUARD_H
 
@@ -31,9 +40,11 @@ typedef struct mcts_guard {
     double margin;             /* points by which alpha-beta must prefer its move */
     int depth;                 /* plies with a simulation budget */
     bool beside;               /* search on a thread of its own beside PUCT */
+    int top;                   /* > 0: check among m and PUCT's `top` best others, after PUCT */
     /* one move's state */
     zz_pos pos;
     double ms, check_ms;
+    double t0, tms;            /* the move's start and time (top > 0) */
     mcts_ab_result result;
     pthread_t thread;
     bool running;              /* the thread was started and not yet joined */
@@ -48,5 +59,13 @@ double mcts_guard_begin(mcts_guard *g, const zz_pos *p, double tms, double t0);
  * return the move to play.  *replaced: alpha-beta's move replaced m; *was_beside: the guard
  * searched on its own thread. */
 zz_move mcts_guard_end(mcts_guard *g, zz_move m, bool *replaced, bool *was_beside);
+
+enum { MCTS_GUARD_TOP_MAX = 32 };
+
+/* The guard among PUCT's best (top > 0): PUCT chose m (ZZ_MOVE_NONE when its search failed) and
+ * ranked its n root moves, most visited first.  Returns the move to play; *replaced: alpha-beta's
+ * move replaced m (it scores more than `margin` points above m's exact score, or m loses sooner
+ * than it). */
+zz_move mcts_guard_end_among(mcts_guard *g, zz_move m, const zz_move *ranked, int n, bool *replaced);
 
 #endif
