@@ -405,7 +405,7 @@ START_TEST(ab_search_among_scores_its_moves) {
         zz_move cands[2] = { mv[i], win };
         int first, exact;
         mcts_ab_clear(s, 0);
-        ck_assert_int_eq(mcts_ab_search_among(s, &p, cands, 2, 2, 0, &r, &first), 0);
+        ck_assert_int_eq(mcts_ab_search_among(s, &p, cands, 2, 2, 0, false, &r, &first), 0);
         ck_assert_int_eq(r.move, win);
         ck_assert_int_eq(r.score, whole.score);
         ck_assert_int_eq(r.depth, 2);
@@ -413,16 +413,34 @@ START_TEST(ab_search_among_scores_its_moves) {
         ck_assert_int_eq(first, exact);
         ck_assert_int_lt(first, r.score);
         cands[0] = win, cands[1] = mv[i];
-        ck_assert_int_eq(mcts_ab_search_among(s, &p, cands, 2, 2, 0, &r, &first), 0);
+        ck_assert_int_eq(mcts_ab_search_among(s, &p, cands, 2, 2, 0, false, &r, &first), 0);
         ck_assert_int_eq(r.move, win);
         ck_assert_int_eq(first, whole.score);
     }
     ck_assert_int_ge(tried, 3);
     int first;
     zz_move twice[2] = { win, win }, illegal[1] = { zz_move_jump(th_cell(&p, "d2"), th_cell(&p, "d4")) };
-    ck_assert_int_eq(mcts_ab_search_among(s, &p, twice, 2, 2, 0, &r, &first), -1);
-    ck_assert_int_eq(mcts_ab_search_among(s, &p, illegal, 1, 2, 0, &r, &first), -1);
-    ck_assert_int_eq(mcts_ab_search_among(s, &p, twice, 0, 2, 0, &r, &first), -1);
+    ck_assert_int_eq(mcts_ab_search_among(s, &p, twice, 2, 2, 0, false, &r, &first), -1);
+    ck_assert_int_eq(mcts_ab_search_among(s, &p, illegal, 1, 2, 0, false, &r, &first), -1);
+    ck_assert_int_eq(mcts_ab_search_among(s, &p, twice, 0, 2, 0, false, &r, &first), -1);
+    /* With a clock, in a 37-ring middle game with no short win: to the end of the time, or no new
+     * depth after half of it (here depth 7 ends at about 0.09 s, and no depth 8 is started). */
+    zz_pos o;
+    zz_pos_init(&o, ZZ_B37);
+    for (int ply = 0; ply < 24 && !zz_over(&o); ply++) {     /* a middle game: depth 1's moves */
+        ck_assert_int_eq(mcts_ab_search(s, &o, 1, 0, &r), 0);
+        zz_apply(&o, r.move, NULL);
+    }
+    ck_assert(!zz_over(&o));
+    ck_assert_int_ge(zz_gen_moves(&o, mv), 3);
+    for (int end = 0; end <= 1; end++) {
+        mcts_ab_clear(s, 0);
+        ck_assert_int_eq(mcts_ab_search_among(s, &o, mv, 3, MCTS_AB_MAX_DEPTH, 150, end, &r, &first), 0);
+        ck_assert_int_ge(r.depth, 1);
+        ck_assert(zz_is_legal(&o, r.move));
+        if (end) ck_assert_msg(r.seconds >= 0.14, "to the end: %.3f s of 0.150", r.seconds);
+        ck_assert_msg(r.seconds < 0.150 * SLOW + 0.1, "%.3f s of 0.150", r.seconds);
+    }
     free(mv);
     mcts_ab_free(s);
 }
@@ -518,8 +536,9 @@ static bool hands_over_among(const char *spec, uint64_t seed, bool *every_child_
 START_TEST(guard_among_puct_best_keeps_it_from_handing_over_the_game) {
     char err[256];
     const char *specs[] = { "puct:uniform:8,maxchildren=3,guard=0.5,guardtop=2",
-                            "puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,guardtop=2" };
-    for (unsigned k = 0; k < 2; k++) {
+                            "puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,guardtop=2",
+                            "puct:uniform:1000000000,time=40,maxchildren=3,guard=0.5,guardtop=2,guardend=1" };
+    for (unsigned k = 0; k < 3; k++) {
         int unguarded = 0, saved = 0;
         for (uint64_t seed = 1; seed <= 8; seed++) {
             bool every;
@@ -533,8 +552,8 @@ START_TEST(guard_among_puct_best_keeps_it_from_handing_over_the_game) {
         ck_assert_int_gt(saved, 0);
     }
     const char *bad[] = { "puct:uniform:10,guard=0.5,guardtop=-1", "puct:uniform:10,guard=0.5,guardtop=33",
-                          "puct:uniform:10,guard=0.5,guardtop=1.5" };
-    for (unsigned i = 0; i < 3; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
+                          "puct:uniform:10,guard=0.5,guardtop=1.5", "puct:uniform:10,guard=0.5,guardend=2" };
+    for (unsigned i = 0; i < 4; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
 }
 END_TEST
 

@@ -364,6 +364,7 @@ typedef struct root_state {
     int32_t *sc;            /* depth 1: every move's exact score */
     int n;
     bool pinned;            /* the list's order is kept (mcts_ab_search_among): its first move first */
+    bool to_the_end;        /* new depths until the time runs out, not only in its first half */
     zz_move best;           /* the move to play and its score, and the depth completed */
     int score, depth;
     int first_score;        /* the first move's exact score at the depth of best (pinned only) */
@@ -436,13 +437,14 @@ static void deepen(mcts_ab *s, const zz_pos *p, root_state *r, int max_depth, do
     r->score = 0;
     r->depth = 0;
     for (int d = 1; d <= max_depth; d++) {
-        if (d > 1 && time_ms > 0 && 1000 * (mcts_now_s() - t0) >= time_ms / 2) break;
+        if (d > 1 && time_ms > 0 && !r->to_the_end && 1000 * (mcts_now_s() - t0) >= time_ms / 2) break;
         int score, first_score = 0;
         bool first_done;
         zz_move m = root_depth(s, p, r, d, d == 1 && !r->pinned, &score, &first_done, &first_score);
         if (s->halted) {                   /* keep a move this depth proved better (or depth 1's best) */
-            if (m && first_done && (d == 1 || m != r->best))
-                r->best = m, r->score = score, r->first_score = first_score;
+            bool better = r->pinned ? m && m != r->mv[0]      /* it beat the first move, exact at d */
+                                    : m && first_done && (d == 1 || m != r->best);
+            if (better) r->best = m, r->score = score, r->first_score = first_score;
             return;
         }
         if (d == 1 && !r->pinned) root_sort(r);
@@ -490,7 +492,7 @@ int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_
 }
 
 int mcts_ab_search_among(mcts_ab *s, const zz_pos *p, const zz_move *cands, int n, int depth, double time_ms,
-                         mcts_ab_result *res, int *first_score) {
+                         bool to_the_end, mcts_ab_result *res, int *first_score) {
     memset(res, 0, sizeof *res);
     if (zz_over(p) || depth < 1 || depth > MCTS_AB_MAX_DEPTH || n < 1 || n > ZZ_MAX_MOVES) return -1;
     for (int i = 0; i < n; i++) {
@@ -499,7 +501,7 @@ int mcts_ab_search_among(mcts_ab *s, const zz_pos *p, const zz_move *cands, int 
             if (cands[j] == cands[i]) return -1;
     }
     double t0 = search_start(s, time_ms);
-    root_state r = { .mv = s->moves, .sc = s->keys, .n = n, .pinned = true };
+    root_state r = { .mv = s->moves, .sc = s->keys, .n = n, .pinned = true, .to_the_end = to_the_end };
     memcpy(r.mv, cands, (size_t)n * sizeof *cands);
     s->sp = (size_t)n;
     search_root(s, p, &r, depth, t0, time_ms, res);

@@ -71,10 +71,13 @@ int mcts_ab_search(mcts_ab *s, const zz_pos *p, int depth, double time_ms, mcts_
  * *first_score is its exact score at the depth of res->move (res->score, that move's, is also
  * exact: a later move that beats the first is searched again with the full window).  For
  * checking a chosen move against a few others with the depth a whole-root search would not
- * reach in the same time.  0, or -1 when p is over, depth is out of range, or a move is illegal
- * or repeated (n from 1 to ZZ_MAX_MOVES). */
+ * reach in the same time.  to_the_end: new depths are started until the time runs out, not only
+ * in its first half.  A depth the clock stops is kept only where a move other than the first
+ * already beat the first's exact score at that depth (else the last completed depth's result).
+ * 0, or -1 when p is over, depth is out of range, or a move is illegal or repeated (n from 1 to
+ * ZZ_MAX_MOVES). */
 int mcts_ab_search_among(mcts_ab *s, const zz_pos *p, const zz_move *cands, int n, int depth, double time_ms,
-                         mcts_ab_result *res, int *first_score);
+                         bool to_the_end, mcts_ab_result *res, int *first_score);
 /* The score of move m in p, from p's mover's view, as a search of p to `depth` plies would give
  * it: m played, the rest searched to depth - 1 with the full window (the table of earlier
  * searches is used).  0 with *score, or -1 when p is over, m illegal, depth out of range, or the

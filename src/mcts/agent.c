@@ -48,6 +48,7 @@ struct mcts_agent {
     bool guard_given;              /* the spec set guard=; else "default" weights take the board's
                                       (mcts_default_guard) at newgame */
     int guard_top;                 /* > 0: the guard checks among PUCT's best moves, after it (guard.h) */
+    int guard_to_the_end;          /* guard_top > 0: its alpha-beta deepens until the move's time is spent */
     int guard_parallel;            /* 1: the guard searches on its own thread beside PUCT, 0: before
                                       it; -1 (default): beside it when threads > 1 */
     int reuse;                     /* keep the subtree of the move played */
@@ -111,6 +112,7 @@ static const agent_option OPTIONS[] = {
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=: 1 alpha-beta on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share" },
     { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper)" },
+    { "guardend", FOR_PUCT, 0, 1, true, "guardtop=: 1 alpha-beta starts new depths until the move's time is spent; 0 only in the first half of its time" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
     { "solver", FOR_PUCT, 0, 1, true, "prove won and lost positions in the tree: take a proven win, avoid a proven loss" },
@@ -164,6 +166,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
     else if (!strcmp(k, "guardpar")) a->guard_parallel = (int)v;
     else if (!strcmp(k, "guardtop")) a->guard_top = (int)v;
+    else if (!strcmp(k, "guardend")) a->guard_to_the_end = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
     else if (!strcmp(k, "solver")) a->pcfg.solver = (int)v;
@@ -213,6 +216,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "guarddepth")) return a->guard_depth;
     if (!strcmp(k, "guardpar")) return guard_in_parallel(a);
     if (!strcmp(k, "guardtop")) return a->guard_top;
+    if (!strcmp(k, "guardend")) return a->guard_to_the_end;
     if (!strcmp(k, "gumbel")) return a->pcfg.gumbel_m;
     if (!strcmp(k, "forced")) return a->pcfg.pass_forced;
     if (!strcmp(k, "solver")) return a->pcfg.solver;
@@ -689,7 +693,8 @@ static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz
     sync_root(a, p);
     bool guarded = a->guard > 0 && a->ab != NULL;
     mcts_guard g = { .ab = a->ab, .share = a->guard, .margin = a->guard_margin, .depth = a->guard_depth,
-                     .beside = guard_in_parallel(a) && a->guard_top == 0, .top = a->guard_top };
+                     .beside = guard_in_parallel(a) && a->guard_top == 0, .top = a->guard_top,
+                     .to_the_end = a->guard_to_the_end > 0 };
     double puct_ms = guarded ? mcts_guard_begin(&g, p, tms, t0) : tms;
     mcts_think th;
     int sims = tms > 0 ? 0 : a->budget > INT_MAX ? INT_MAX : (int)a->budget;

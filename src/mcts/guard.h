@@ -41,6 +41,7 @@ typedef struct mcts_guard {
     int depth;                 /* plies with a simulation budget */
     bool beside;               /* search on a thread of its own beside PUCT */
     int top;                   /* > 0: check among m and PUCT's `top` best others, after PUCT */
+    bool to_the_end;           /* top > 0: alpha-beta deepens until the move's time is spent */
     /* one move's state */
     zz_pos pos;
     double ms, check_ms;
