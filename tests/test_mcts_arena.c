@@ -582,12 +582,14 @@ static double guard_on(mcts_agent *a, zz_board_kind board) {
     return mcts_agent_guard(a);
 }
 
-/* `default` weights take the board's shipped guard at each newgame (48 and 61 rings: 0.5, 37: 0),
- * and a guarded 61-ring move is chosen (its alpha-beta searcher made when first needed); a spec's
- * own guard= wins on every board; named weights get no board setting. */
+/* `default` weights take the board's shipped guard at each newgame (48 and 61 rings: 0.5 among
+ * PUCT's 4 best, 37: none), and a guarded 61-ring move is chosen (its alpha-beta searcher made
+ * when first needed); a spec's own guard= or guardtop= wins on every board; with two threads the
+ * guard searches the whole root beside PUCT; named weights get no board setting. */
 START_TEST(default_weights_take_the_board_guard) {
     ck_assert(mcts_default_guard(ZZ_B61) == 0.5 && mcts_default_guard(ZZ_B48) == 0.5);
     ck_assert(mcts_default_guard(ZZ_B37) == 0);
+    ck_assert(mcts_default_guard_top(ZZ_B61) == 4 && mcts_default_guard_top(ZZ_B48) == 4);
     char dir[] = "/tmp/zz-guard-XXXXXX", err[512], path[300];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("ZZ_WEIGHTS_DIR", dir, 1);
@@ -606,12 +608,22 @@ START_TEST(default_weights_take_the_board_guard) {
     ck_assert_msg(a != NULL, "%s", err);
     ck_assert(guard_on(a, ZZ_B37) == 0);
     ck_assert(guard_on(a, ZZ_B61) == 0.5);
+    ck_assert_int_eq(mcts_agent_guard_top(a), 4);
     zz_pos p;
     zz_pos_init(&p, ZZ_B61);
     zz_move m;
     ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
     ck_assert(zz_is_legal(&p, m));
     ck_assert(guard_on(a, ZZ_B37) == 0);                        /* and back off on 37 */
+    ck_assert_int_eq(mcts_agent_guard_top(a), 0);
+    mcts_agent_free(a);
+    a = mcts_agent_new("puct:default:8,guardtop=2", 1, err, sizeof err);
+    ck_assert(guard_on(a, ZZ_B61) == 0.5);
+    ck_assert_int_eq(mcts_agent_guard_top(a), 2);
+    mcts_agent_free(a);
+    a = mcts_agent_new("puct:default:8,threads=2", 1, err, sizeof err);
+    ck_assert(guard_on(a, ZZ_B61) == 0.5);
+    ck_assert_int_eq(mcts_agent_guard_top(a), 0);                 /* beside PUCT: the whole root */
     mcts_agent_free(a);
     a = mcts_agent_new("puct:default:8,guard=0", 1, err, sizeof err);
     ck_assert(guard_on(a, ZZ_B61) == 0);
@@ -623,6 +635,7 @@ START_TEST(default_weights_take_the_board_guard) {
     a = mcts_agent_new(path, 1, err, sizeof err);
     ck_assert_msg(a != NULL, "%s", err);
     ck_assert(guard_on(a, ZZ_B61) == 0);
+    ck_assert_int_eq(mcts_agent_guard_top(a), 0);
     mcts_agent_free(a);
     for (int b = 0; b < 2; b++) {
         snprintf(path, sizeof path, "%s/zertz%d.ckpt", dir, zz_board_get(boards[b])->rings);

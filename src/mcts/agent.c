@@ -48,6 +48,8 @@ struct mcts_agent {
     bool guard_given;              /* the spec set guard=; else "default" weights take the board's
                                       (mcts_default_guard) at newgame */
     int guard_top;                 /* > 0: the guard checks among PUCT's best moves, after it (guard.h) */
+    bool guard_top_given;          /* the spec set guardtop=; else "default" weights take the board's
+                                      (mcts_default_guard_top) at newgame, unless the guard is beside */
     int guard_to_the_end;          /* guard_top > 0: its alpha-beta deepens until the move's time is spent */
     int guard_parallel;            /* 1: the guard searches on its own thread beside PUCT, 0: before
                                       it; -1 (default): beside it when threads > 1 */
@@ -165,7 +167,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
     else if (!strcmp(k, "guardpar")) a->guard_parallel = (int)v;
-    else if (!strcmp(k, "guardtop")) a->guard_top = (int)v;
+    else if (!strcmp(k, "guardtop")) a->guard_top = (int)v, a->guard_top_given = true;
     else if (!strcmp(k, "guardend")) a->guard_to_the_end = (int)v;
     else if (!strcmp(k, "gumbel")) a->pcfg.gumbel_m = (int)v;
     else if (!strcmp(k, "forced")) a->pcfg.pass_forced = (int)v;
@@ -280,6 +282,10 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len) {
 double mcts_default_guard(zz_board_kind board) { return board == ZZ_B37 ? 0 : 0.5; }
 
 double mcts_agent_guard(const mcts_agent *a) { return a->kind == AG_PUCT ? a->guard : 0; }
+
+int mcts_default_guard_top(zz_board_kind board) { return board == ZZ_B37 ? 0 : 4; }
+
+int mcts_agent_guard_top(const mcts_agent *a) { return a->kind == AG_PUCT && a->guard > 0 ? a->guard_top : 0; }
 
 /* (Re)build the agent's evaluator for `board`: its weights (the shipped ones for "default"),
  * wrapped in the rollout mix when asked. */
@@ -614,6 +620,8 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
             make_eval(a, (zz_board_kind)start->board, s, err, errlen) != 0)
             return -1;
         if (!a->guard_given && !strcmp(a->weights, "default")) a->guard = mcts_default_guard((zz_board_kind)start->board);
+        if (!a->guard_top_given && !strcmp(a->weights, "default"))
+            a->guard_top = guard_in_parallel(a) ? 0 : mcts_default_guard_top((zz_board_kind)start->board);
         if (a->guard > 0 && !a->ab && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); return -1; }
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;

@@ -5,8 +5,8 @@
  *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, a
  *                              network checkpoint file (src/nn, run on the CPU), or `default`: the
  *                              shipped network for the game's board (mcts_default_weights),
- *                              with that board's guard= unless the spec sets it
- *                              (mcts_default_guard); SIMS
+ *                              with that board's guard= and guardtop= unless the spec sets
+ *                              them (mcts_default_guard, mcts_default_guard_top); SIMS
  *                              from 1 to MCTS_PUCT_MAX_SIMS
  *   ab:DEPTH[,opt=v...]        alpha-beta (ab.h): iterative deepening to DEPTH plies (1 to
  *                              MCTS_AB_MAX_DEPTH) or until time=MS is out; options time, game and
@@ -50,7 +50,8 @@
 typedef struct mcts_agent mcts_agent;
 
 /* The shipped player: the shipped network searching 1 s per move (the settings the strength
- * ladder in weights/README.md measured; on 48 and 61 rings with the board's guard, mcts_default_guard),
+ * ladder in weights/README.md measured; on 48 and 61 rings with the board's guard, mcts_default_guard
+ * and mcts_default_guard_top),
  * and the player when no network is shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
 #define MCTS_FALLBACK_PLAYER "uct:20000"
@@ -79,6 +80,15 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 double mcts_default_guard(zz_board_kind board);
 /* The guard share in force for the agent's current game (0: none, or not a puct agent). */
 double mcts_agent_guard(const mcts_agent *a);
+/* The shipped player's guard among PUCT's best moves (guardtop=, guard.h) on a board: a puct
+ * agent with `default` weights takes it at each newgame unless its spec sets guardtop= or its
+ * guard searches beside PUCT (two threads or more, guardpar=).  4 on 48 and 61 rings, where it
+ * beat the whole-root guard against `ab` at 1 s a move (weights/README.md, "The guard among
+ * PUCT's best moves"); 0 on 37 rings, which has no guard. */
+int mcts_default_guard_top(zz_board_kind board);
+/* The guardtop= in force for the agent's current game (0: the whole-root guard, no guard, or not
+ * a puct agent). */
+int mcts_agent_guard_top(const mcts_agent *a);
 
 typedef struct mcts_agent_stats {
     long moves;               /* moves chosen */
