@@ -446,17 +446,24 @@ START_TEST(ab_search_among_scores_its_moves) {
 }
 END_TEST
 
-/* Whether agent `spec`, choosing from hanging_position with this seed, hands over the game;
- * *beside (when given) gets the number of its moves whose guard searched beside PUCT. */
-static bool hands_over_counted(const char *spec, uint64_t seed, uint64_t *beside) {
+/* Agent `spec`, made and set to choose its move *m from hanging_position (*p) with this seed;
+ * the caller frees it. */
+static mcts_agent *choose_from_hanging(const char *spec, uint64_t seed, zz_pos *p, zz_move *m) {
     char err[256];
     mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
     ck_assert_msg(a, "%s", err);
+    hanging_position(p);
+    ck_assert_int_eq(mcts_agent_newgame(a, p, seed, err, sizeof err), 0);
+    ck_assert_msg(mcts_agent_choose(a, p, m, err, sizeof err) == 0, "%s", err);
+    return a;
+}
+
+/* Whether agent `spec`, choosing from hanging_position with this seed, hands over the game;
+ * *beside (when given) gets the number of its moves whose guard searched beside PUCT. */
+static bool hands_over_counted(const char *spec, uint64_t seed, uint64_t *beside) {
     zz_pos p;
-    hanging_position(&p);
-    ck_assert_int_eq(mcts_agent_newgame(a, &p, seed, err, sizeof err), 0);
     zz_move m;
-    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    mcts_agent *a = choose_from_hanging(spec, seed, &p, &m);
     zz_apply(&p, m, NULL);
     if (beside) *beside = mcts_agent_get_stats(a)->guarded_beside;
     mcts_agent_free(a);
@@ -507,14 +514,9 @@ END_TEST
  * hands_over; *every_child_does: so does every move of its search's root (the tree left after
  * its choice). */
 static bool hands_over_among(const char *spec, uint64_t seed, bool *every_child_does) {
-    char err[256];
-    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
-    ck_assert_msg(a, "%s", err);
     zz_pos p;
-    hanging_position(&p);
-    ck_assert_int_eq(mcts_agent_newgame(a, &p, seed, err, sizeof err), 0);
     zz_move m, kids[64];
-    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    mcts_agent *a = choose_from_hanging(spec, seed, &p, &m);
     int n = mcts_tree_root_children(mcts_agent_tree(a), kids, NULL, NULL, 64);
     ck_assert_int_ge(n, 1);
     *every_child_does = true;
