@@ -113,7 +113,7 @@ static const agent_option OPTIONS[] = {
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=: 1 alpha-beta on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share" },
-    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper)" },
+    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper; default weights: the board's, 4 on 48 and 61 rings unless the guard is beside PUCT)" },
     { "guardend", FOR_PUCT, 0, 1, true, "guardtop=: 1 alpha-beta starts new depths until the move's time is spent; 0 only in the first half of its time" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
