@@ -63,7 +63,7 @@ zz_move mcts_guard_end_among(mcts_guard *g, zz_move m, const zz_move *ranked, in
     if (k < 2) return m;
     double ms = g->tms > 0 ? fmax(1, g->tms - 1000 * (mcts_now_s() - g->t0)) : 0;
     int depth = g->tms > 0 ? MCTS_AB_MAX_DEPTH : g->depth, first;
-    if (mcts_ab_search_among(g->ab, &g->pos, cand, k, depth, ms, g->to_the_end, &g->result, &first) != 0)return m;
+    if (mcts_ab_search_among(g->ab, &g->pos, cand, k, depth, ms, g->to_the_end, &g->result, &first) != 0) return m;
     const mcts_ab_result *gr = &g->result;
     if (gr->depth < 1 || gr->move == m) return m;
     bool m_lost = first < -(MCTS_AB_WIN - MCTS_AB_MAX_PLY);
