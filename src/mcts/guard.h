@@ -22,8 +22,9 @@
  * less the guard's share, and alpha-beta then searches only m and PUCT's `top` most visited other
  * root moves, for what is left of the move (or `depth` plies with a simulation budget), with m
  * first so that its score is exact (mcts_ab_search_among).  With a few root moves instead of
- * hundreds or thousands, alpha-beta reaches a ply or two deeper in the same time (48 rings: the
- * whole root reaches depth 3-4 in 375 ms and 1 s, four moves depth 4-6 in 375 ms), but it can
+ * hundreds or thousands, alpha-beta reaches a ply or two deeper in the same time (tools/bench_ab's
+ * depth table: on 48 rings the whole root reaches depth 4 in 375 ms and in 1 s, four moves 5-6 in
+ * 375 ms), but it can
  * only choose among PUCT's candidates.  Use: mcts_guard_begin, PUCT's search, mcts_guard_end_among
  * with PUCT's root moves, most visited first.  Never beside PUCT (it needs PUCT's candidates). */
 #ifndef MCTS_GUARD_H
