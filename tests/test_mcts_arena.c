@@ -582,19 +582,40 @@ static double guard_on(mcts_agent *a, zz_board_kind board) {
     return mcts_agent_guard(a);
 }
 
+/* The guardtop= a spec's agent takes on a board, after one timed move, and whether that move's
+ * guard searched beside PUCT (*beside). */
+static int guard_top_after_a_move(const char *spec, zz_board_kind board, uint64_t *beside) {
+    char err[256];
+    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert(guard_on(a, board) == 0.5);
+    zz_pos p;
+    zz_pos_init(&p, board);
+    zz_move m;
+    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
+    int top = mcts_agent_guard_top(a);
+    *beside = mcts_agent_get_stats(a)->guarded_beside;
+    mcts_agent_free(a);
+    return top;
+}
+
 /* `default` weights take the board's shipped guard at each newgame (48 and 61 rings: 0.5 among
  * PUCT's 4 best, 37: none), and a guarded 61-ring move is chosen (its alpha-beta searcher made
  * when first needed); a spec's own guard= or guardtop= wins on every board; with two threads the
- * guard searches the whole root beside PUCT; named weights get no board setting. */
+ * guard stays among PUCT's best on 48 rings and searches the whole root beside PUCT on 61, as does
+ * guardpar=1 on any board; named weights get no board setting. */
 START_TEST(default_weights_take_the_board_guard) {
     ck_assert(mcts_default_guard(ZZ_B61) == 0.5 && mcts_default_guard(ZZ_B48) == 0.5);
     ck_assert(mcts_default_guard(ZZ_B37) == 0);
-    ck_assert(mcts_default_guard_top(ZZ_B61) == 4 && mcts_default_guard_top(ZZ_B48) == 4);
+    ck_assert(mcts_default_guard_top(ZZ_B61, 1) == 4 && mcts_default_guard_top(ZZ_B48, 1) == 4);
+    ck_assert(mcts_default_guard_top(ZZ_B61, 2) == 0 && mcts_default_guard_top(ZZ_B48, 2) == 4);
+    ck_assert(mcts_default_guard_top(ZZ_B37, 1) == 0);
     char dir[] = "/tmp/zz-guard-XXXXXX", err[512], path[300];
+    uint64_t beside;
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("ZZ_WEIGHTS_DIR", dir, 1);
-    static const zz_board_kind boards[] = { ZZ_B37, ZZ_B61 };
-    for (int b = 0; b < 2; b++) {                                /* tiny networks, one per board */
+    static const zz_board_kind boards[] = { ZZ_B37, ZZ_B48, ZZ_B61 };
+    for (int b = 0; b < 3; b++) {                                /* tiny networks, one per board */
         nn_config nc;
         nn_config_default(&nc, boards[b]);
         nc.blocks = 1, nc.channels = 8;
@@ -621,10 +642,14 @@ START_TEST(default_weights_take_the_board_guard) {
     ck_assert(guard_on(a, ZZ_B61) == 0.5);
     ck_assert_int_eq(mcts_agent_guard_top(a), 2);
     mcts_agent_free(a);
-    a = mcts_agent_new("puct:default:8,threads=2", 1, err, sizeof err);
-    ck_assert(guard_on(a, ZZ_B61) == 0.5);
-    ck_assert_int_eq(mcts_agent_guard_top(a), 0);                 /* beside PUCT: the whole root */
-    mcts_agent_free(a);
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40", ZZ_B48, &beside), 4);
+    ck_assert_int_eq(beside, 0);                                   /* after PUCT, not beside it */
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guardpar=1", ZZ_B48, &beside), 0);
+    ck_assert_int_eq(beside, 1);                                   /* beside PUCT: the whole root */
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40", ZZ_B61, &beside), 0);
+    ck_assert_int_eq(beside, 1);
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guardtop=4", ZZ_B61, &beside), 4);
+    ck_assert_int_eq(beside, 0);
     a = mcts_agent_new("puct:default:8,guard=0", 1, err, sizeof err);
     ck_assert(guard_on(a, ZZ_B61) == 0);
     mcts_agent_free(a);
@@ -637,7 +662,7 @@ START_TEST(default_weights_take_the_board_guard) {
     ck_assert(guard_on(a, ZZ_B61) == 0);
     ck_assert_int_eq(mcts_agent_guard_top(a), 0);
     mcts_agent_free(a);
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < 3; b++) {
         snprintf(path, sizeof path, "%s/zertz%d.ckpt", dir, zz_board_get(boards[b])->rings);
         unlink(path);
     }

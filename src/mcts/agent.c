@@ -49,10 +49,10 @@ struct mcts_agent {
                                       (mcts_default_guard) at newgame */
     int guard_top;                 /* > 0: the guard checks among PUCT's best moves, after it (guard.h) */
     bool guard_top_given;          /* the spec set guardtop=; else "default" weights take the board's
-                                      (mcts_default_guard_top) at newgame, unless the guard is beside */
+                                      (mcts_default_guard_top) at newgame, unless guardpar=1 */
     int guard_to_the_end;          /* guard_top > 0: its alpha-beta deepens until the move's time is spent */
     int guard_parallel;            /* 1: the guard searches on its own thread beside PUCT, 0: before
-                                      it; -1 (default): beside it when threads > 1 */
+                                      it; -1 (default): beside it when threads > 1 and guardtop=0 */
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
@@ -112,8 +112,8 @@ static const agent_option OPTIONS[] = {
     { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 48 and 61 rings)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
-    { "guardpar", FOR_PUCT, 0, 1, true, "guard=: 1 alpha-beta on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share" },
-    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper; default weights: the board's, 4 on 48 and 61 rings unless the guard is beside PUCT)" },
+    { "guardpar", FOR_PUCT, 0, 1, true, "guard=, guardtop=0: 1 alpha-beta over every move on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share (default weights: 1 also keeps guardtop=0)" },
+    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper; default weights: the board's, 4 on 48 rings and on 61 with one thread, unless guardpar=1)" },
     { "guardend", FOR_PUCT, 0, 1, true, "guardtop=: 1 alpha-beta starts new depths until the move's time is spent; 0 only in the first half of its time" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
@@ -175,8 +175,10 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "prec")) a->prec = (int)v;
 }
 
-/* guardpar=: as set, else whether the agent has more than one thread. */
+/* Whether the guard searches beside PUCT: the whole-root guard (guardtop=0) with guardpar=1, or
+ * with guardpar= unset and more than one thread.  The guard among PUCT's best never is. */
 static bool guard_in_parallel(const mcts_agent *a) {
+    if (a->guard_top > 0) return false;
     return a->guard_parallel < 0 ? a->pcfg.threads > 1 : a->guard_parallel > 0;
 }
 
@@ -283,7 +285,10 @@ double mcts_default_guard(zz_board_kind board) { return board == ZZ_B37 ? 0 : 0.
 
 double mcts_agent_guard(const mcts_agent *a) { return a->kind == AG_PUCT ? a->guard : 0; }
 
-int mcts_default_guard_top(zz_board_kind board) { return board == ZZ_B37 ? 0 : 4; }
+int mcts_default_guard_top(zz_board_kind board, int threads) {
+    if (board == ZZ_B37) return 0;
+    return board == ZZ_B61 && threads > 1 ? 0 : 4;
+}
 
 int mcts_agent_guard_top(const mcts_agent *a) { return a->kind == AG_PUCT && a->guard > 0 ? a->guard_top : 0; }
 
@@ -554,7 +559,7 @@ static void help_option(FILE *f, const agent_option *o, const mcts_agent *u, con
     if (!strcmp(o->key, "seed")) snprintf(range, sizeof range, "0..2^53");
     double du = get_option(u, o->key), dp = get_option(p, o->key);
     if (!strcmp(o->key, "threads")) snprintf(dflt, sizeof dflt, "the tool's --threads");
-    else if (!strcmp(o->key, "guardpar")) snprintf(dflt, sizeof dflt, "1 when threads > 1, else 0");
+    else if (!strcmp(o->key, "guardpar")) snprintf(dflt, sizeof dflt, "1 when threads > 1 and guardtop=0, else 0");
     else if (o->kinds == FOR_UCT) snprintf(dflt, sizeof dflt, "%g", du);
     else if (o->kinds == FOR_PUCT) snprintf(dflt, sizeof dflt, "%g", dp);
     else if (du == dp) snprintf(dflt, sizeof dflt, "%g", du);
@@ -621,7 +626,7 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
             return -1;
         if (!a->guard_given && !strcmp(a->weights, "default")) a->guard = mcts_default_guard((zz_board_kind)start->board);
         if (!a->guard_top_given && !strcmp(a->weights, "default"))
-            a->guard_top = guard_in_parallel(a) ? 0 : mcts_default_guard_top((zz_board_kind)start->board);
+            a->guard_top = a->guard_parallel > 0 ? 0 : mcts_default_guard_top((zz_board_kind)start->board, a->pcfg.threads);
         if (a->guard > 0 && !a->ab && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); return -1; }
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;
@@ -701,7 +706,7 @@ static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz
     sync_root(a, p);
     bool guarded = a->guard > 0 && a->ab != NULL;
     mcts_guard g = { .ab = a->ab, .share = a->guard, .margin = a->guard_margin, .depth = a->guard_depth,
-                     .beside = guard_in_parallel(a) && a->guard_top == 0, .top = a->guard_top,
+                     .beside = guard_in_parallel(a), .top = a->guard_top,
                      .to_the_end = a->guard_to_the_end > 0 };
     double puct_ms = guarded ? mcts_guard_begin(&g, p, tms, t0) : tms;
     mcts_think th;
