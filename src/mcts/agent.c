@@ -113,7 +113,7 @@ static const agent_option OPTIONS[] = {
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=, guardtop=0: 1 alpha-beta over every move on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share (default weights: 1 also keeps guardtop=0)" },
-    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper; default weights: the board's, 4 on 48 rings and on 61 with one thread, unless guardpar=1)" },
+    { "guardtop", FOR_PUCT, 0, MCTS_GUARD_TOP_MAX, true, "guard=: 0 alpha-beta over every move; K: after PUCT, over PUCT's move and its K most visited others only (deeper; default weights: the board's, 4 on 48 and 61 rings unless guardpar=1)" },
     { "guardend", FOR_PUCT, 0, 1, true, "guardtop=: 1 alpha-beta starts new depths until the move's time is spent; 0 only in the first half of its time" },
     { "gumbel", FOR_PUCT, 0, 64, true, "Gumbel root search with this many candidates (a simulation budget, no time)" },
     { "forced", FOR_PUCT, 0, 1, true, "go on through a node with one legal move, unevaluated" },
@@ -285,10 +285,7 @@ double mcts_default_guard(zz_board_kind board) { return board == ZZ_B37 ? 0 : 0.
 
 double mcts_agent_guard(const mcts_agent *a) { return a->kind == AG_PUCT ? a->guard : 0; }
 
-int mcts_default_guard_top(zz_board_kind board, int threads) {
-    if (board == ZZ_B37) return 0;
-    return board == ZZ_B61 && threads > 1 ? 0 : 4;
-}
+int mcts_default_guard_top(zz_board_kind board) { return board == ZZ_B37 ? 0 : 4; }
 
 int mcts_agent_guard_top(const mcts_agent *a) { return a->kind == AG_PUCT && a->guard > 0 ? a->guard_top : 0; }
 
@@ -626,7 +623,7 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
             return -1;
         if (!a->guard_given && !strcmp(a->weights, "default")) a->guard = mcts_default_guard((zz_board_kind)start->board);
         if (!a->guard_top_given && !strcmp(a->weights, "default"))
-            a->guard_top = a->guard_parallel > 0 ? 0 : mcts_default_guard_top((zz_board_kind)start->board, a->pcfg.threads);
+            a->guard_top = a->guard_parallel > 0 ? 0 : mcts_default_guard_top((zz_board_kind)start->board);
         if (a->guard > 0 && !a->ab && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); return -1; }
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;

@@ -80,14 +80,13 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 double mcts_default_guard(zz_board_kind board);
 /* The guard share in force for the agent's current game (0: none, or not a puct agent). */
 double mcts_agent_guard(const mcts_agent *a);
-/* The shipped player's guard among PUCT's best moves (guardtop=, guard.h) on a board for an agent
- * of `threads` search threads: a puct agent with `default` weights takes it at each newgame
- * unless its spec sets guardtop= or guardpar=1 (the whole-root guard beside PUCT).  4 on 48 rings,
- * where it beat the whole-root guard against `ab` at 1 s a move with one thread and with two; 4 on
- * 61 rings with one thread, 0 with two or more (the whole-root guard on a thread of its own beside
- * PUCT), as measured there; 0 on 37 rings, which has no guard (weights/README.md, "The guard
- * among PUCT's best moves"). */
-int mcts_default_guard_top(zz_board_kind board, int threads);
+/* The shipped player's guard among PUCT's best moves (guardtop=, guard.h) on a board: a puct
+ * agent with `default` weights takes it at each newgame, with any number of threads, unless its
+ * spec sets guardtop= or guardpar=1 (the whole-root guard beside PUCT).  4 on 48 and 61 rings:
+ * against `ab` at 1 s a move it beat the whole-root guard on 48 rings with one thread and with
+ * two, and on 61 it was better with one thread and even with two (weights/README.md, "The guard
+ * among PUCT's best moves"); 0 on 37 rings, which has no guard. */
+int mcts_default_guard_top(zz_board_kind board);
 /* The guardtop= in force for the agent's current game (0: the whole-root guard, no guard, or not
  * a puct agent). */
 int mcts_agent_guard_top(const mcts_agent *a);
