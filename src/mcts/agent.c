@@ -109,7 +109,7 @@ static const agent_option OPTIONS[] = {
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
     { "abscale", FOR_PUCT, 1, 100000, false, "abmix=: value = tanh(score / abscale) (120 = a white marble)" },
     { "abdepth", FOR_PUCT, 0, 8, true, "abmix=: 0 capture quiescence, else an alpha-beta search of this depth" },
-    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 48 and 61 rings)" },
+    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 61 rings)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=, guardtop=0: 1 alpha-beta over every move on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share (default weights: 1 also keeps guardtop=0)" },
@@ -281,7 +281,7 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len) {
     return -1;
 }
 
-double mcts_default_guard(zz_board_kind board) { return board == ZZ_B37 ? 0 : 0.5; }
+double mcts_default_guard(zz_board_kind board) { return board == ZZ_B61 ? 0.5 : 0; }
 
 double mcts_agent_guard(const mcts_agent *a) { return a->kind == AG_PUCT ? a->guard : 0; }
 

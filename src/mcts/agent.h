@@ -50,7 +50,7 @@
 typedef struct mcts_agent mcts_agent;
 
 /* The shipped player: the shipped network searching 1 s per move (the settings the strength
- * ladder in weights/README.md measured; on 48 and 61 rings with the board's guard, mcts_default_guard
+ * ladder in weights/README.md measured; on 61 rings with the board's guard, mcts_default_guard
  * and mcts_default_guard_top),
  * and the player when no network is shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
@@ -74,15 +74,19 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 
 /* The shipped player's alpha-beta guard (guard=) on a board: a puct agent with `default` weights
  * takes it at each newgame unless its spec sets guard=.  0.5 on 61 rings, where it beat the
- * unguarded network 65-35 at 250 ms a move (60-40 at 1 s), and on 48, where it beat the
- * unguarded network 61-39 and, with the network shipped after it, 60-40; 0 on 37 rings, where it lost 37-63 (weights/README.md, "The alpha-beta guard
- * by board"). */
+ * unguarded network 65-35 at 250 ms a move (60-40 at 1 s) and `ab` 20-20 against 14-26.  0 on 48
+ * rings since the eleventh session: with the network shipped in the ninth, the guarded player lost
+ * to the unguarded one 82-118 over 200 games (250 ms and 1 s), and scored 29-11 against `ab` where
+ * the unguarded one scored 33-7.  0 on 37 rings, where it lost 37-63 (and 33-66-1 among PUCT's
+ * best).  weights/README.md, "The alpha-beta guard by board" and "The guard among PUCT's best
+ * moves". */
 double mcts_default_guard(zz_board_kind board);
 /* The guard share in force for the agent's current game (0: none, or not a puct agent). */
 double mcts_agent_guard(const mcts_agent *a);
 /* The shipped player's guard among PUCT's best moves (guardtop=, guard.h) on a board: a puct
  * agent with `default` weights takes it at each newgame, with any number of threads, unless its
- * spec sets guardtop= or guardpar=1 (the whole-root guard beside PUCT).  4 on 48 and 61 rings:
+ * spec sets guardtop= or guardpar=1 (the whole-root guard beside PUCT); it applies where the guard
+ * is on (mcts_default_guard: 61 rings, or a spec's guard=).  4 on 48 and 61 rings:
  * against `ab` at 1 s a move it beat the whole-root guard on 48 rings with one thread and with
  * two, and on 61 it was better with one thread and even with two (weights/README.md, "The guard
  * among PUCT's best moves"); 0 on 37 rings, which has no guard. */
