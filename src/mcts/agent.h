@@ -74,7 +74,9 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 
 /* The shipped player's alpha-beta guard (guard=) on a board: a puct agent with `default` weights
  * takes it at each newgame unless its spec sets guard=.  0.5 on 61 rings, where it beat the
- * unguarded network 65-35 at 250 ms a move (60-40 at 1 s) and `ab` 20-20 against 14-26.  0 on 48
+ * unguarded network 65-35 at 250 ms a move (60-40 at 1 s) and `ab` 20-20 against 14-26, with
+ * earlier networks; with the one shipped now it lost to the network unguarded 32-68 and scored
+ * 24-16 against `ab` where the network unguarded scored 25-15, so it is due to go too.  0 on 48
  * rings since the eleventh session: with the network shipped in the ninth, the guarded player lost
  * to the unguarded one 82-118 over 200 games (250 ms and 1 s), and scored 29-11 against `ab` where
  * the unguarded one scored 33-7.  0 on 37 rings, where it lost 37-63 (and 33-66-1 among PUCT's
