@@ -599,14 +599,12 @@ static int guard_top_after_a_move(const char *spec, zz_board_kind board, uint64_
     return top;
 }
 
-/* `default` weights take the board's shipped guard at each newgame (61 rings: 0.5 among PUCT's 4
- * best; 48 and 37: none), and a guarded 61-ring move is chosen (its alpha-beta searcher made
- * when first needed); a spec's own guard= or guardtop= wins on every board; with two threads the
- * guard stays among PUCT's best, and guardpar=1 has it search the whole root beside PUCT; named
- * weights get no board setting. */
+/* `default` weights are unguarded on every board unless the spec sets guard=; then they take the
+ * board's guardtop= at each newgame (61 and 48 rings: among PUCT's 4 best; 37: the whole root),
+ * and a guarded 61-ring move is chosen (its alpha-beta searcher made when first needed); a spec's
+ * own guardtop= wins on every board; with two threads the guard stays among PUCT's best, and
+ * guardpar=1 has it search the whole root beside PUCT; named weights get no board setting. */
 START_TEST(default_weights_take_the_board_guard) {
-    ck_assert(mcts_default_guard(ZZ_B61) == 0.5);
-    ck_assert(mcts_default_guard(ZZ_B48) == 0 && mcts_default_guard(ZZ_B37) == 0);
     ck_assert(mcts_default_guard_top(ZZ_B61) == 4 && mcts_default_guard_top(ZZ_B48) == 4);
     ck_assert(mcts_default_guard_top(ZZ_B37) == 0);
     char dir[] = "/tmp/zz-guard-XXXXXX", err[512], path[300];
@@ -626,9 +624,15 @@ START_TEST(default_weights_take_the_board_guard) {
     }
     mcts_agent *a = mcts_agent_new("puct:default:8", 1, err, sizeof err);
     ck_assert_msg(a != NULL, "%s", err);
-    ck_assert(guard_on(a, ZZ_B37) == 0);
-    ck_assert(guard_on(a, ZZ_B48) == 0);
-    ck_assert_int_eq(mcts_agent_guard_top(a), 0);
+    for (int b = 0; b < 3; b++) {                                /* the shipped player: unguarded */
+        ck_assert(guard_on(a, boards[b]) == 0);
+        ck_assert_int_eq(mcts_agent_guard_top(a), 0);
+    }
+    mcts_agent_free(a);
+    a = mcts_agent_new("puct:default:8,guard=0.5", 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    ck_assert(guard_on(a, ZZ_B48) == 0.5);
+    ck_assert_int_eq(mcts_agent_guard_top(a), 4);
     ck_assert(guard_on(a, ZZ_B61) == 0.5);
     ck_assert_int_eq(mcts_agent_guard_top(a), 4);
     zz_pos p;
@@ -636,21 +640,21 @@ START_TEST(default_weights_take_the_board_guard) {
     zz_move m;
     ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
     ck_assert(zz_is_legal(&p, m));
-    ck_assert(guard_on(a, ZZ_B37) == 0);                        /* and back off on 37 */
+    ck_assert(guard_on(a, ZZ_B37) == 0.5);                      /* the whole root on 37 */
     ck_assert_int_eq(mcts_agent_guard_top(a), 0);
     mcts_agent_free(a);
-    a = mcts_agent_new("puct:default:8,guardtop=2", 1, err, sizeof err);
+    a = mcts_agent_new("puct:default:8,guard=0.5,guardtop=2", 1, err, sizeof err);
     ck_assert(guard_on(a, ZZ_B61) == 0.5);
     ck_assert_int_eq(mcts_agent_guard_top(a), 2);
     mcts_agent_free(a);
-    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40", ZZ_B61, &beside), 4);
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guard=0.5", ZZ_B61, &beside), 4);
     ck_assert_int_eq(beside, 0);                                   /* after PUCT, not beside it */
-    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guardpar=1", ZZ_B61, &beside), 0);
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guardpar=1,guard=0.5", ZZ_B61, &beside), 0);
     ck_assert_int_eq(beside, 1);                                   /* beside PUCT: the whole root */
-    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guardtop=0", ZZ_B61, &beside), 0);
+    ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guardtop=0,guard=0.5", ZZ_B61, &beside), 0);
     ck_assert_int_eq(beside, 1);                                   /* the spec's own guardtop=0 */
     ck_assert_int_eq(guard_top_after_a_move("puct:default:8,threads=2,time=40,guard=0.5", ZZ_B48, &beside), 4);
-    ck_assert_int_eq(beside, 0);                       /* 48 rings: unguarded unless asked, then among */
+    ck_assert_int_eq(beside, 0);                                   /* 48 rings alike */
     a = mcts_agent_new("puct:default:8,guard=0", 1, err, sizeof err);
     ck_assert(guard_on(a, ZZ_B61) == 0);
     mcts_agent_free(a);

@@ -45,8 +45,6 @@ struct mcts_agent {
     double guard, guard_margin;    /* puct: the alpha-beta guard's share of a move's time (0: none)
                                       and the points by which it must prefer its move (guard.h) */
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
-    bool guard_given;              /* the spec set guard=; else "default" weights take the board's
-                                      (mcts_default_guard) at newgame */
     int guard_top;                 /* > 0: the guard checks among PUCT's best moves, after it (guard.h) */
     bool guard_top_given;          /* the spec set guardtop=; else "default" weights take the board's
                                       (mcts_default_guard_top) at newgame, unless guardpar=1 */
@@ -109,7 +107,7 @@ static const agent_option OPTIONS[] = {
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
     { "abscale", FOR_PUCT, 1, 100000, false, "abmix=: value = tanh(score / abscale) (120 = a white marble)" },
     { "abdepth", FOR_PUCT, 0, 8, true, "abmix=: 0 capture quiescence, else an alpha-beta search of this depth" },
-    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0: none; default weights: the board's, 0.5 on 61 rings)" },
+    { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0, the default: none)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
     { "guardpar", FOR_PUCT, 0, 1, true, "guard=, guardtop=0: 1 alpha-beta over every move on a thread of its own beside PUCT, both for the move's time; 0 before PUCT, for the guard's share (default weights: 1 also keeps guardtop=0)" },
@@ -163,7 +161,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "abmix")) a->abmix = v;
     else if (!strcmp(k, "abscale")) a->abscale = v;
     else if (!strcmp(k, "abdepth")) a->abdepth = (int)v;
-    else if (!strcmp(k, "guard")) a->guard = v, a->guard_given = true;
+    else if (!strcmp(k, "guard")) a->guard = v;
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
     else if (!strcmp(k, "guardpar")) a->guard_parallel = (int)v;
@@ -280,8 +278,6 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len) {
     snprintf(path, len, "weights/%s", name);
     return -1;
 }
-
-double mcts_default_guard(zz_board_kind board) { return board == ZZ_B61 ? 0.5 : 0; }
 
 double mcts_agent_guard(const mcts_agent *a) { return a->kind == AG_PUCT ? a->guard : 0; }
 
@@ -621,7 +617,6 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
              (!strcmp(a->weights, "default") && a->ev_board != (int)start->board)) &&
             make_eval(a, (zz_board_kind)start->board, s, err, errlen) != 0)
             return -1;
-        if (!a->guard_given && !strcmp(a->weights, "default")) a->guard = mcts_default_guard((zz_board_kind)start->board);
         if (!a->guard_top_given && !strcmp(a->weights, "default"))
             a->guard_top = a->guard_parallel > 0 ? 0 : mcts_default_guard_top((zz_board_kind)start->board);
         if (a->guard > 0 && !a->ab && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); return -1; }

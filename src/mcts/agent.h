@@ -5,8 +5,8 @@
  *   puct:WEIGHTS:SIMS[,opt=v]  PUCT over an evaluator: WEIGHTS is uniform, rollout, rollout:K, a
  *                              network checkpoint file (src/nn, run on the CPU), or `default`: the
  *                              shipped network for the game's board (mcts_default_weights),
- *                              with that board's guard= and guardtop= unless the spec sets
- *                              them (mcts_default_guard, mcts_default_guard_top); SIMS
+ *                              with that board's guardtop= where the spec sets guard= and not
+ *                              guardtop= (mcts_default_guard_top); SIMS
  *                              from 1 to MCTS_PUCT_MAX_SIMS
  *   ab:DEPTH[,opt=v...]        alpha-beta (ab.h): iterative deepening to DEPTH plies (1 to
  *                              MCTS_AB_MAX_DEPTH) or until time=MS is out; options time, game and
@@ -49,10 +49,9 @@
 
 typedef struct mcts_agent mcts_agent;
 
-/* The shipped player: the shipped network searching 1 s per move (the settings the strength
- * ladder in weights/README.md measured; on 61 rings with the board's guard, mcts_default_guard
- * and mcts_default_guard_top),
- * and the player when no network is shipped. */
+/* The shipped player: the shipped network searching 1 s per move, unguarded on every board (the
+ * settings the strength ladder in weights/README.md measured), and the player when no network is
+ * shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
 #define MCTS_FALLBACK_PLAYER "uct:20000"
 
@@ -72,26 +71,23 @@ enum { MCTS_CMD_TIMEOUT_DEFAULT_MS = 10000, MCTS_CMD_TIMEOUT_MAX_MS = 86400000 }
  * or -1 (path then names where it was expected). */
 int mcts_default_weights(zz_board_kind board, char *path, size_t len);
 
-/* The shipped player's alpha-beta guard (guard=) on a board: a puct agent with `default` weights
- * takes it at each newgame unless its spec sets guard=.  0.5 on 61 rings, where it beat the
- * unguarded network 65-35 at 250 ms a move (60-40 at 1 s) and `ab` 20-20 against 14-26, with
- * earlier networks; with the one shipped now it lost to the network unguarded 32-68 and scored
- * 24-16 against `ab` where the network unguarded scored 25-15, so it is due to go too.  0 on 48
- * rings since the eleventh session: with the network shipped in the ninth, the guarded player lost
- * to the unguarded one 82-118 over 200 games (250 ms and 1 s), and scored 29-11 against `ab` where
- * the unguarded one scored 33-7.  0 on 37 rings, where it lost 37-63 (and 33-66-1 among PUCT's
- * best).  weights/README.md, "The alpha-beta guard by board" and "The guard among PUCT's best
- * moves". */
-double mcts_default_guard(zz_board_kind board);
-/* The guard share in force for the agent's current game (0: none, or not a puct agent). */
+/* The agent's alpha-beta guard (guard=) is off unless its spec sets it, on every board and with
+ * `default` weights too.  It was shipped on 61 rings (65-35 against the unguarded network at
+ * 250 ms, and 20-20 against `ab` where the network alone scored 14-26, with earlier networks) and
+ * on 48; with the networks shipped since, the guarded player lost to the unguarded one (48 rings:
+ * 82-118 over 200 games at 250 ms and 1 s; 61: 32-68; 37: 33-66-1) and gained nothing against
+ * `ab` (48: 29-11 against 33-7; 61: 24-16 against 25-15).  weights/README.md, "The alpha-beta
+ * guard by board" and "The guard among PUCT's best moves".
+ * The guard share in force for the agent's current game (0: none, or not a puct agent). */
 double mcts_agent_guard(const mcts_agent *a);
-/* The shipped player's guard among PUCT's best moves (guardtop=, guard.h) on a board: a puct
- * agent with `default` weights takes it at each newgame, with any number of threads, unless its
- * spec sets guardtop= or guardpar=1 (the whole-root guard beside PUCT); it applies where the guard
- * is on (mcts_default_guard: 61 rings, or a spec's guard=).  4 on 48 and 61 rings:
+/* The guard's form among PUCT's best moves (guardtop=, guard.h) on a board, where a spec turns
+ * the guard on (guard=): a puct agent with `default` weights takes it at each newgame, with any
+ * number of threads, unless its spec sets guardtop= or guardpar=1 (the whole-root guard beside
+ * PUCT).  4 on 48 and 61 rings:
  * against `ab` at 1 s a move it beat the whole-root guard on 48 rings with one thread and with
  * two, and on 61 it was better with one thread and even with two (weights/README.md, "The guard
- * among PUCT's best moves"); 0 on 37 rings, which has no guard. */
+ * among PUCT's best moves"); 0 (the whole-root guard) on 37 rings, where neither form was
+ * shipped. */
 int mcts_default_guard_top(zz_board_kind board);
 /* The guardtop= in force for the agent's current game (0: the whole-root guard, no guard, or not
  * a puct agent). */
