@@ -604,7 +604,7 @@ static int guard_top_after_a_move(const char *spec, zz_board_kind board, uint64_
  * and a guarded 61-ring move is chosen (its alpha-beta searcher made when first needed); a spec's
  * own guardtop= wins on every board; with two threads the guard stays among PUCT's best, and
  * guardpar=1 has it search the whole root beside PUCT; named weights get no board setting. */
-START_TEST(default_weights_take_the_board_guard) {
+START_TEST(default_weights_are_unguarded_with_the_board_guard_top) {
     ck_assert(mcts_default_guard_top(ZZ_B61) == 4 && mcts_default_guard_top(ZZ_B48) == 4);
     ck_assert(mcts_default_guard_top(ZZ_B37) == 0);
     char dir[] = "/tmp/zz-guard-XXXXXX", err[512], path[300];
@@ -752,7 +752,7 @@ static Suite *suite(void) {
     tcase_add_test(t, match_stops_early);
     tcase_add_test(t, mix_evaluator_blends_rollouts);
     tcase_add_test(t, agent_mix_and_default_weights);
-    tcase_add_test(t, default_weights_take_the_board_guard);
+    tcase_add_test(t, default_weights_are_unguarded_with_the_board_guard_top);
     tcase_add_test(t, shipped_weights_play_their_boards);
     tcase_add_test(t, move_time_from_game_budget);
     suite_add_tcase(s, t);
