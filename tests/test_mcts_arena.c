@@ -147,6 +147,8 @@ static mcts_match_result run(const char *a, const char *b, int games, int parall
     ck_assert_msg(r.errors == 0, "%s", r.first_error);
     ck_assert_int_eq(r.games, games);
     ck_assert_int_eq(r.wins + r.losses + r.draws, games);
+    ck_assert_int_eq(r.a_first_games, (games + 1) / 2);                  /* games 0, 2, 4 ... */
+    ck_assert_int_eq(r.first_player_wins, r.a_first_wins + r.losses - r.a_first_losses);
     return r;
 }
 
@@ -171,7 +173,7 @@ START_TEST(match_writes_sgf) {
     const char *b = "uct:50,threads=1,reuse=1,time=0,game=0,seed=0,vl=1,c=1.4,fpu=1,pwa=0.5";
     ck_assert_int_gt((int)strlen(b), 64);
     mcts_match_result r = run("random", b, 4, 2, 5, dir);
-    int wins_b = 0;
+    int wins_b = 0, a_first_wins = 0, a_first_losses = 0;   /* counted from the records */
     for (int i = 0; i < 4; i++) {
         char path[256], err[256];
         snprintf(path, sizeof path, "%s/game-%04d.sgf", dir, i);
@@ -182,10 +184,17 @@ START_TEST(match_writes_sgf) {
         const char *first = i % 2 == 0 ? "random" : b;
         ck_assert_str_eq(g.player_name[0], first);
         if (g.winner >= 0 && strcmp(g.player_name[g.winner], b) == 0) wins_b++;
+        if (i % 2 == 0 && g.winner >= 0) {
+            if (strcmp(g.player_name[g.winner], b) == 0) a_first_losses++;
+            else a_first_wins++;
+        }
         zz_game_free(&g);
         unlink(path);
     }
     ck_assert_int_eq(wins_b, r.losses);
+    ck_assert_int_eq(a_first_wins, r.a_first_wins);         /* the split by who moved first */
+    ck_assert_int_eq(a_first_losses, r.a_first_losses);
+    ck_assert_int_eq(r.a_first_games, 2);
     rmdir(dir);
 }
 END_TEST

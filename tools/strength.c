@@ -1,7 +1,8 @@
 /* strength.c — the strength ladder (`make strength`): a network, searching at a fixed time per move
  * (or a fixed number of simulations), against a list of opponents, each from a balanced set of
  * distinct openings (every opening played once with each colour), with score, Elo and its 95%
- * interval, the number of distinct games and the time per move each side really used.  Prints
+ * interval, the score moving first and moving second, the number of distinct games and the time
+ * per move each side really used.  Prints
  * the table as Markdown and can write it to a file (weights/README.md carries it).
  *
  *   strength [--net CKPT|default] [--time MS | --sims N] [--games N] [--vs OPP]... [--previous CKPT]
@@ -253,8 +254,8 @@ static char *make_table(const ladder_args *a, const rung *rungs) {
     size_t tlen = 0;
     FILE *t = open_memstream(&table, &tlen);
     if (!t) return NULL;
-    fprintf(t, "| %s vs | games | distinct | W-L-D | score | Elo [95%%] | ms/move (net / opp) | sims/s (net / opp) |\n", a->net);
-    fprintf(t, "|---|---|---|---|---|---|---|---|\n");
+    fprintf(t, "| %s vs | games | distinct | W-L-D | score | Elo [95%%] | W-L-D moving first / second | ms/move (net / opp) | sims/s (net / opp) |\n", a->net);
+    fprintf(t, "|---|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < a->nvs; k++) {
         const rung *g = &rungs[k];
         mcts_elo e = mcts_elo_estimate(g->r.wins, g->r.losses, g->r.draws);
@@ -266,9 +267,12 @@ static char *make_table(const ladder_args *a, const rung *rungs) {
         double ms1 = g->r.moves[1] ? 1000 * g->r.seconds[1] / g->r.moves[1] : 0;
         double sp0 = g->r.seconds[0] > 0 ? g->r.sims[0] / g->r.seconds[0] : 0;
         double sp1 = g->r.seconds[1] > 0 ? g->r.sims[1] / g->r.seconds[1] : 0;
-        fprintf(t, "| %s (`%s`) | %d%s | %d | %d-%d-%d | %.1f%% | %s [%s, %s] | %.0f / %.0f | %.0f / %.0f |\n", g->name,
-                g->spec, g->r.games, g->r.stopped_early ? " (stopped early)" : "", g->r.distinct, g->r.wins,
-                g->r.losses, g->r.draws, 100 * e.score, el, lo, hi, ms0, ms1, sp0, sp1);
+        const mcts_match_result *r = &g->r;
+        int fd = r->a_first_games - r->a_first_wins - r->a_first_losses;
+        int sw = r->wins - r->a_first_wins, sl = r->losses - r->a_first_losses, sd = r->draws - fd;
+        fprintf(t, "| %s (`%s`) | %d%s | %d | %d-%d-%d | %.1f%% | %s [%s, %s] | %d-%d-%d / %d-%d-%d | %.0f / %.0f | %.0f / %.0f |\n",
+                g->name, g->spec, r->games, r->stopped_early ? " (stopped early)" : "", r->distinct, r->wins, r->losses,
+                r->draws, 100 * e.score, el, lo, hi, r->a_first_wins, r->a_first_losses, fd, sw, sl, sd, ms0, ms1, sp0, sp1);
     }
     char cpu[512];
     nn_cpu_describe(cpu, sizeof cpu);

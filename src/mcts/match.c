@@ -254,6 +254,11 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
         else if (o->winner_agent == 1) r->losses++;
         else r->draws++;
         if (o->winner_agent >= 0 && o->winner_agent == o->first_agent) r->first_player_wins++;
+        if (o->first_agent == 0) {
+            r->a_first_games++;
+            r->a_first_wins += o->winner_agent == 0;
+            r->a_first_losses += o->winner_agent == 1;
+        }
         r->plies += o->plies;
         r->errors += o->error;
         r->digest += mcts_seed(o->hash ^ (uint64_t)i);

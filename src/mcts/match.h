@@ -58,6 +58,8 @@ typedef struct mcts_match_config {
 typedef struct mcts_match_result {
     int games, wins, losses, draws;      /* from A's view */
     int first_player_wins;               /* games won by the player who moved first */
+    int a_first_games;                   /* games A moved first in (game 0, 2, 4 ...), and its */
+    int a_first_wins, a_first_losses;    /* wins and losses there (moving second: the rest) */
     long plies;                          /* moves played in all games */
     long moves[2];                       /* moves chosen by A / B */
     double seconds[2];                   /* time A / B spent choosing */
