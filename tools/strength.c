@@ -2,8 +2,8 @@
  * (or a fixed number of simulations), against a list of opponents, each from a balanced set of
  * distinct openings (every opening played once with each colour), with score, Elo and its 95%
  * interval, the score moving first and moving second, the number of distinct games and the time
- * per move each side really used.  Prints
- * the table as Markdown and can write it to a file (weights/README.md carries it).
+ * per move each side really used.  Prints the table as Markdown and can write it to a file
+ * (weights/README.md carries it).
  *
  *   strength [--net CKPT|default] [--time MS | --sims N] [--games N] [--vs OPP]... [--previous CKPT]
  *            [--net-opts OPTS] [--rings N] [--parallel P] [--opening-plies K] [--seed S]
