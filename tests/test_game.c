@@ -733,7 +733,8 @@ END_TEST
 
 /* A missing manifest names its full path and why it cannot be opened; replay's errors go to
  * stderr as "zertz: replay: ..." (they used to be "ERROR ..." lines on stdout, and "manifest.csv:
- * cannot open" with neither the folder nor the reason). */
+ * cannot open" with neither the folder nor the reason); with --check, a game the manifest does not
+ * list is replayed but not counted as agreeing with it (it used to be). */
 START_TEST(replay_tool_messages) {
     zz_manifest man;
     char err[512];
@@ -742,6 +743,7 @@ START_TEST(replay_tool_messages) {
     ck_assert_int_lt(zz_manifest_load("/dev/zero", &man, err, sizeof err), 0);     /* one endless line */
     ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
     char dir[] = "/tmp/zz-replay-XXXXXX", sub[128], path[160], args[600], out[4096], e[4096], prefix[1400];
+    char good[160], manifest[160];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(sub, sizeof sub, "%s/sgf", dir);
     ck_assert_int_eq(mkdir(sub, 0777), 0);
@@ -774,6 +776,28 @@ START_TEST(replay_tool_messages) {
         ck_assert_msg(!strncmp(e, "zertz: replay: ", 15), "%s", e);
         ck_assert_int_eq(th_run_tool("test_game", "replay", "/nonexistent/dir", 60, out, sizeof out, e, sizeof e), 2);
         ck_assert_msg(!strncmp(e, "zertz: replay: /nonexistent/dir: ", 33), "%s", e);
+        /* --check with a game the manifest does not list: replayed, but not counted as agreeing */
+        snprintf(good, sizeof good, "%s/good.sgf", sub);
+        snprintf(manifest, sizeof manifest, "%s/manifest.csv", dir);
+        uint64_t rng = 5;
+        zz_game g;
+        random_game(&g, ZZ_B37, &rng, 0);
+        f = fopen(good, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(zz_sgf_write(f, &g), 0);
+        fclose(f);
+        zz_game_free(&g);
+        f = fopen(manifest, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("path,rings,variant,first_player,turns,end,winner,p0_captured_wgb,p1_captured_wgb,pool_left_wgb,"
+              "clean,strict,flags,replay_error\n", f);
+        fclose(f);
+        snprintf(args, sizeof args, "--check %s", good);
+        ck_assert_int_eq(th_run_tool("test_game", "replay", args, 60, out, sizeof out, e, sizeof e), 0);
+        ck_assert_msg(strstr(out, "1 games: 0 replayed and agree") && strstr(out, "1 not in the manifest (1 of them replayed)"),
+                      "%s", out);
+        remove(good);
+        remove(manifest);
     }
     remove(path);
     rmdir(sub);

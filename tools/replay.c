@@ -71,6 +71,7 @@ typedef struct replay_options {
 /* The games counted by outcome, for the summary line. */
 typedef struct replay_tally {
     int ok, known, failed, mismatched, unlisted, expected_fail;
+    int unlisted_ok;               /* --check: replayed, but not in the manifest (not in ok) */
 } replay_tally;
 
 /* The manifest that --check compares each file with, loaded once per distinct path. */
@@ -81,9 +82,10 @@ typedef struct manifest_cache {
 
 /* The manifest comparison's outcome (cmp: zz_manifest_compare's 0, 1 or -1) counted, reported and
  * as the tag that ends the game's line.  A difference goes to stderr; a known, explained one is
- * a line on stdout, with --quiet too (it is not an error, and not an agreement either). */
-static void verdict(const zz_manifest_row *row, int cmp, const char *why, const char *path, bool quiet, char *tag,
-                    size_t taglen, replay_tally *t) {
+ * a line on stdout, with --quiet too (it is not an error, and not an agreement either).  With
+ * --check, a game the manifest does not list is counted apart, not as agreeing. */
+static void verdict(const zz_manifest_row *row, int cmp, const char *why, const char *path, const replay_options *o,
+                    char *tag, size_t taglen, replay_tally *t) {
     if (!row) snprintf(tag, taglen, "%s", "");
     else if (!zz_manifest_checkable(row)) snprintf(tag, taglen, " [not clean in manifest]");
     else if (cmp == 0) snprintf(tag, taglen, " [manifest ok]");
@@ -94,7 +96,9 @@ static void verdict(const zz_manifest_row *row, int cmp, const char *why, const 
         fprintf(stderr, "zertz: %s: %s: differs from the manifest: %s\n", TOOL, path, why);
     } else if (cmp > 0) {
         t->known++;
-        if (quiet) printf("%s: a known, explained difference from the manifest: %s\n", path, why);
+        if (o->quiet) printf("%s: a known, explained difference from the manifest: %s\n", path, why);
+    } else if (o->check && !row) {
+        t->unlisted_ok++;
     } else {
         t->ok++;
     }
@@ -152,7 +156,7 @@ static void report_xx(const char *path, const zz_xx_game *xg, const zz_manifest_
     }
     char why[256] = "", tag[320];
     int cmp = row && zz_manifest_checkable(row) ? zz_manifest_compare_counts(row, &mc, why, sizeof why) : 0;
-    verdict(row, cmp, why, path, o->quiet, tag, sizeof tag, t);
+    verdict(row, cmp, why, path, o, tag, sizeof tag, t);
     if (o->quiet) return;
     char who[32] = "no winner";
     if (xg->winner >= 0) snprintf(who, sizeof who, "winner P%d", xg->winner);
@@ -171,7 +175,7 @@ static void report_game(const char *path, const zz_game *g, const zz_manifest_ro
     const zz_pos *f = &g->final;
     char why[256] = "", tag[320];
     int cmp = row && zz_manifest_checkable(row) ? zz_manifest_compare(row, g, why, sizeof why) : 0;
-    verdict(row, cmp, why, path, o->quiet, tag, sizeof tag, t);
+    verdict(row, cmp, why, path, o, tag, sizeof tag, t);
     if (o->quiet) return;
     char who[32] = "no winner";
     if (g->winner >= 0) snprintf(who, sizeof who, "winner P%d", g->winner);
@@ -238,7 +242,9 @@ int main(int argc, char **argv) {
         printf("replay: %d games: %d replayed%s", files.n, t.ok, o.check ? " and agree" : "");
         if (t.known) printf(", %d with a known, explained difference from the manifest", t.known);
         printf(", %d mismatched, %d failed", t.mismatched, t.failed);
-        if (o.check) printf(", %d not-clean games refused with a reason, %d not in the manifest", t.expected_fail, t.unlisted);
+        if (o.check)
+            printf(", %d not-clean games refused with a reason, %d not in the manifest (%d of them replayed)", t.expected_fail,
+                   t.unlisted, t.unlisted_ok);
         printf(" (%.2f s)\n", secs);
         rc = (t.mismatched || t.failed) ? 1 : 0;
     }
