@@ -168,10 +168,10 @@ int main(int argc, char **argv) {
     printf("] (95%%)\n");
     printf("first player won %d of %d; %.1f plies per game; %d distinct games; digest %016llx\n", r.first_player_wins,
            r.games, r.games ? (double)r.plies / r.games : 0.0, r.distinct, (unsigned long long)r.digest);
-    int second_wins = r.wins - r.a_first_wins, second_losses = r.losses - r.a_first_losses;
-    printf("A moving first: %d-%d-%d; moving second: %d-%d-%d (W-L-D)\n", r.a_first_wins, r.a_first_losses,
-           r.a_first_games - r.a_first_wins - r.a_first_losses, second_wins, second_losses,
-           r.games - r.a_first_games - second_wins - second_losses);
+    int first[3], second[3];
+    mcts_match_by_colour(&r, first, second);
+    printf("A moving first: %d-%d-%d; moving second: %d-%d-%d (W-L-D)\n", first[0], first[1], first[2], second[0],
+           second[1], second[2]);
     if (r.distinct < r.games)
         printf("warning: %d of %d games repeat another game move for move (deterministic agents: use "
                "--opening-plies, another --seed, or temperature)\n", r.games - r.distinct, r.games);

@@ -268,11 +268,11 @@ static char *make_table(const ladder_args *a, const rung *rungs) {
         double sp0 = g->r.seconds[0] > 0 ? g->r.sims[0] / g->r.seconds[0] : 0;
         double sp1 = g->r.seconds[1] > 0 ? g->r.sims[1] / g->r.seconds[1] : 0;
         const mcts_match_result *r = &g->r;
-        int fd = r->a_first_games - r->a_first_wins - r->a_first_losses;
-        int sw = r->wins - r->a_first_wins, sl = r->losses - r->a_first_losses, sd = r->draws - fd;
+        int first[3], second[3];
+        mcts_match_by_colour(r, first, second);
         fprintf(t, "| %s (`%s`) | %d%s | %d | %d-%d-%d | %.1f%% | %s [%s, %s] | %d-%d-%d / %d-%d-%d | %.0f / %.0f | %.0f / %.0f |\n",
                 g->name, g->spec, r->games, r->stopped_early ? " (stopped early)" : "", r->distinct, r->wins, r->losses,
-                r->draws, 100 * e.score, el, lo, hi, r->a_first_wins, r->a_first_losses, fd, sw, sl, sd, ms0, ms1, sp0, sp1);
+                r->draws, 100 * e.score, el, lo, hi, first[0], first[1], first[2], second[0], second[1], second[2], ms0, ms1, sp0, sp1);
     }
     char cpu[512];
     nn_cpu_describe(cpu, sizeof cpu);

@@ -199,6 +199,15 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+void mcts_match_by_colour(const mcts_match_result *r, int first[3], int second[3]) {
+    first[0] = r->a_first_wins;
+    first[1] = r->a_first_losses;
+    first[2] = r->a_first_games - r->a_first_wins - r->a_first_losses;
+    second[0] = r->wins - first[0];
+    second[1] = r->losses - first[1];
+    second[2] = r->draws - first[2];
+}
+
 int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, size_t errlen) {
     memset(r, 0, sizeof *r);
     if (c->games < 1) { snprintf(err, errlen, "no games to play"); return -1; }

@@ -77,6 +77,9 @@ typedef struct mcts_match_result {
     char first_error[256];
 } mcts_match_result;
 
+/* A's wins, losses and draws moving first (first[0..2]) and moving second (second[0..2]). */
+void mcts_match_by_colour(const mcts_match_result *r, int first[3], int second[3]);
+
 /* Play the match.  Returns 0, or -1 with a message when an agent cannot be built, the SGF
  * directory cannot be made, or a game record cannot be written (each is written atomically: whole
  * under its name, or not at all; after a failure no new game starts, and the message names the
