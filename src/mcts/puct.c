@@ -329,7 +329,6 @@ int mcts_puct_gumbel_policy(const mcts_puct *s, zz_move *moves, float *probs, in
     return k;
 }
 
-/* One descent from the root (see the file comment of tree.h for the protocol). */
 /* A claimed (PENDING) node whose position has exactly one legal move (most jumps of a chain, a
  * lone compulsory capture) needs no evaluation: its value is its only child's.  With
  * cfg.pass_forced it is expanded at once with that one edge (prior 1) and published, and the
@@ -361,6 +360,67 @@ static bool pass_forced(puct_worker *w, mcts_request *r) {
 #define PROVEN_WIN_U 1e300
 #define PROVEN_LOSS_PENALTY 1e6
 
+/* The published child of an expanded node with the highest PUCT score, 0 when none is published
+ * yet.  *best_u gets its score and *open_prior the sum of the opened edges' priors (for the
+ * first-play urgency of the next unopened edge).  With cfg->solver a child proven won is taken
+ * at once and one proven lost only when nothing else is open. */
+static uint32_t best_child(const mcts_tree *t, const mcts_node *node, double c, double sqrt_n,
+                           double *best_u, double *open_prior) {
+    uint32_t best = 0;
+    *best_u = -1e300;
+    *open_prior = 0;
+    MCTS_FOR_EACH_CHILD_I(t, node, ci, ch) {
+        uint64_t cs = mcts_node_load(ch);
+        uint32_t n = mcts_stats_n(cs);
+        double q = (double)mcts_stats_s(cs) / ((double)n * MCTS_S_UNIT) - 1.0;
+        double u = q + c * ch->prior * sqrt_n / (1.0 + n);
+        *open_prior += ch->prior;
+        int proof = mcts_proof(ch);              /* 0 unless cfg->solver */
+        if (proof == MCTS_PROOF_WIN) { *best_u = PROVEN_WIN_U; return ci; }
+        if (proof == MCTS_PROOF_LOSS) u -= PROVEN_LOSS_PENALTY;      /* only when nothing else */
+        if (u > *best_u) { *best_u = u; best = ci; }
+    }
+    return best;
+}
+
+enum { OPEN_RACED, OPEN_FULL, OPEN_TERMINAL, OPEN_SUBMIT, OPEN_PASSED };
+
+/* Open edge k of the expanded node idx (at position pos) as a new child: claim the edge with a
+ * CAS on nopen, allocate the child born PENDING (owned by this worker), publish it, then either
+ * back up a finished game, fill the request for the evaluator, or pass a forced position
+ * (pass_forced).  Returns OPEN_RACED when another thread opened edge k first (nothing changed),
+ * OPEN_FULL when the tree is full (the caller undoes the path), OPEN_TERMINAL when the game is
+ * over there (backed up), OPEN_SUBMIT when slot holds the request, OPEN_PASSED when the child is
+ * forced: *child and *after are set and the descent goes on through it. */
+static int open_edge(puct_worker *w, mcts_request *slot, uint32_t idx, mcts_node *node, uint32_t k,
+                     const zz_pos *pos, uint32_t *child, zz_pos *after) {
+    mcts_tree *t = &w->s->tree;
+    uint32_t vl = (uint32_t)w->s->cfg.virtual_loss;
+    if (!atomic_compare_exchange_strong_explicit(&node->nopen, &k, k + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return OPEN_RACED;
+    const mcts_edge *e = mcts_tree_edges(t, node->edges) + k;
+    uint32_t ci = mcts_tree_alloc_node(t, &w->cache);
+    if (!ci) return OPEN_FULL;
+    mcts_node *ch = mcts_tree_node(t, ci);
+    *after = *pos;
+    zz_apply(after, e->move, NULL);
+    mcts_node_init(ch, idx, e->move, e->prior, after, pos->to_move, MCTS_PENDING, vl);
+    if (!mcts_tree_set_child(t, node, k, ci, &w->cache)) return OPEN_FULL;
+    if (zz_over(after)) {
+        backup_terminal(t, ci, ch, vl);
+        if (w->s->cfg.solver) { mcts_proof_set_terminal(t, ci); mcts_proof_propagate(t, ci); }
+        return OPEN_TERMINAL;
+    }
+    fill_request(slot, ci, after);           /* born PENDING: claimed by its creator */
+    if (!pass_forced(w, slot)) return OPEN_SUBMIT;
+    *child = ci;
+    return OPEN_PASSED;
+}
+
+/* One descent from the root (see the file comment of tree.h for the protocol): it ends at a leaf
+ * whose request is filled for the evaluator (D_SUBMIT), at a finished game backed up (D_DONE), at
+ * a node another thread is evaluating (D_COLLISION: the path undone) or at a full tree (D_FULL). */
 static int descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
@@ -392,54 +452,34 @@ static int descend(puct_worker *w, mcts_request *slot) {
             mcts_tree_backup(t, idx, node->value, node->to_move, vl);
             return D_DONE;
         }
-        uint64_t ws = mcts_node_load(node);
-        uint32_t N = mcts_stats_n(ws);
-        double parent_q = node->value;   /* evaluator's value: free of virtual losses in flight */
-        double sqrt_n = sqrt((double)N), c = cfg->c_puct;
-        double open_prior = 0, best_u = -1e300;
-        uint32_t best = 0;
-        MCTS_FOR_EACH_CHILD_I(t, node, ci, ch) {
-            uint64_t cs = mcts_node_load(ch);
-            uint32_t n = mcts_stats_n(cs);
-            double q = (double)mcts_stats_s(cs) / ((double)n * MCTS_S_UNIT) - 1.0;
-            double u = q + c * ch->prior * sqrt_n / (1.0 + n);
-            open_prior += ch->prior;
-            int proof = mcts_proof(ch);              /* 0 unless cfg->solver */
-            if (proof == MCTS_PROOF_WIN) { best = ci; best_u = PROVEN_WIN_U; break; }
-            if (proof == MCTS_PROOF_LOSS) u -= PROVEN_LOSS_PENALTY;      /* only when nothing else */
-            if (u > best_u) { best_u = u; best = ci; }
-        }
+        double sqrt_n = sqrt((double)mcts_stats_n(mcts_node_load(node))), c = cfg->c_puct;
+        double best_u, open_prior;
+        uint32_t best = best_child(t, node, c, sqrt_n, &best_u, &open_prior);
         uint32_t k = atomic_load_explicit(&node->nopen, memory_order_relaxed);
-        bool force_open = false;
-        if (idx == t->root && gumbel_active(s)) {     /* the root follows sequential halving */
+        bool gumbel_root = idx == t->root && gumbel_active(s), force_open = false;
+        if (gumbel_root) {                  /* the root follows sequential halving */
             int j = gumbel_next(s);
             if (j < 0) { undo_path(t, idx, vl); return D_COLLISION; }
             if ((uint32_t)j >= k) force_open = true;  /* the next candidate not yet opened: edge k */
             else best = gumbel_child(s, j);
         }
         if (k < node->nedges) {
+            /* the unopened edge k scores the evaluator's value of the parent (free of virtual
+             * losses in flight), reduced by the opened priors (first-play urgency) */
             const mcts_edge *e = mcts_tree_edges(t, node->edges) + k;
             double red = idx == t->root ? cfg->fpu_reduction_root : cfg->fpu_reduction;
-            double u_new = parent_q - red * sqrt(open_prior) + c * e->prior * sqrt_n;
-            if (force_open || (!(idx == t->root && gumbel_active(s)) && (!best || u_new > best_u))) {
-                if (!atomic_compare_exchange_strong_explicit(&node->nopen, &k, k + 1, memory_order_relaxed,
-                                                             memory_order_relaxed))
-                    continue;                /* another thread opened edge k: look again */
-                uint32_t ci = mcts_tree_alloc_node(t, &w->cache);
-                if (!ci) { undo_path(t, idx, vl); return D_FULL; }
-                mcts_node *ch = mcts_tree_node(t, ci);
-                zz_pos after = pos;
-                zz_apply(&after, e->move, NULL);
-                mcts_node_init(ch, idx, e->move, e->prior, &after, pos.to_move, MCTS_PENDING, vl);
-                if (!mcts_tree_set_child(t, node, k, ci, &w->cache)) { undo_path(t, idx, vl); return D_FULL; }
-                if (zz_over(&after)) {
-                    backup_terminal(t, ci, ch, vl);
-                    if (cfg->solver) { mcts_proof_set_terminal(t, ci); mcts_proof_propagate(t, ci); }
-                    return D_DONE;
+            double u_new = node->value - red * sqrt(open_prior) + c * e->prior * sqrt_n;
+            if (force_open || (!gumbel_root && (!best || u_new > best_u))) {
+                uint32_t ci = 0;
+                zz_pos after;
+                switch (open_edge(w, slot, idx, node, k, &pos, &ci, &after)) {
+                case OPEN_RACED: continue;            /* another thread opened edge k: look again */
+                case OPEN_FULL: undo_path(t, idx, vl); return D_FULL;
+                case OPEN_TERMINAL: return D_DONE;
+                case OPEN_SUBMIT: return D_SUBMIT;
+                default: break;                       /* OPEN_PASSED: go on through the one move */
                 }
-                fill_request(slot, ci, &after);    /* born PENDING: claimed by its creator */
-                if (!pass_forced(w, slot)) return D_SUBMIT;
-                node = ch;                           /* one move: go on through it */
+                node = mcts_tree_node(t, ci);
                 idx = ci;
                 pos = after;
                 continue;
