@@ -11,6 +11,7 @@
 #include "cuda/backend.h"
 #include "mcts/ab.h"
 #include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,29 +106,97 @@ static int fail(const char *what, const char *why) {
     return 1;
 }
 
+/* The numeric options that set one field of tr_run_config, each with its range. */
+typedef struct {
+    const char *name;
+    char kind;              /* 'i' an int field, 'd' a double field */
+    double lo, hi;
+    size_t offset;          /* of the field in tr_run_config */
+} numeric_option;
+
+/* The field's offset, and a compile error (an array of size -1) when it is not of the type T. */
+#define FIELD_OF_TYPE(field, T)                                                               \
+    (offsetof(tr_run_config, field) +                                                         \
+     0 * sizeof(char[_Generic(((tr_run_config *)0)->field, T: 1, default: -1)]))
+#define RUN_INT(name, lo, hi, field) { name, 'i', lo, hi, FIELD_OF_TYPE(field, int) }
+#define RUN_DOUBLE(name, lo, hi, field) { name, 'd', lo, hi, FIELD_OF_TYPE(field, double) }
+static const numeric_option NUMERIC_OPTIONS[] = {
+    RUN_INT("--blocks", 1, 40, blocks),
+    RUN_INT("--channels", 4, 512, channels),
+    RUN_INT("--pretrain-games", 0, 1000000000, pretrain_games),
+    RUN_INT("--teacher", 0, 100000000, sp.teacher_iters),
+    RUN_INT("--gumbel", 0, 64, sp.gumbel_m),
+    RUN_DOUBLE("--ab-share", 0, 1, sp.ab_share),
+    RUN_INT("--ab-depth", 1, MCTS_AB_MAX_DEPTH, sp.ab_depth),
+    RUN_DOUBLE("--ab-ms", 0, 60000, sp.ab_ms),
+    RUN_INT("--pass-forced", 0, 1, sp.pass_forced),
+    RUN_INT("--games-in-flight", 1, 100000, sp.games_in_flight),
+    RUN_INT("--threads", 1, 256, sp.threads),
+    RUN_INT("--eval-threads", 1, 64, sp.eval_threads),
+    RUN_INT("--sgd-threads-held", 0, 256, sgd_threads_held),
+    RUN_INT("--batch", 1, 65536, batch),
+    RUN_INT("--window", 100, 100000000, window),
+    RUN_INT("--min-samples", 1, 100000000, min_samples),
+    RUN_INT("--gen-steps", 1, 1000000000, gen_steps),
+    RUN_INT("--eval-every", 0, 1000000, eval_every),
+    RUN_INT("--eval-games", 2, 10000, eval_games),
+    RUN_DOUBLE("--rollout-mix", 0, 1, rollout_mix),
+    RUN_DOUBLE("--q-target", 0, 1, sp.q_target),
+    RUN_DOUBLE("--force-prior", 0, 1000, sp.force_prior),
+    RUN_DOUBLE("--lr", 1e-6, 10, lr),
+    RUN_DOUBLE("--lr-tail", 0, 0.9, lr_tail),
+    RUN_DOUBLE("--lr-tail-factor", 1e-4, 1, lr_tail_factor),
+    RUN_DOUBLE("--train-ratio", 0.01, 1000, train_ratio),
+    RUN_INT("--hold-batches", 1, 1000000, hold_batches),
+    RUN_DOUBLE("--minutes", 0, 1e7, minutes),
+};
+#undef RUN_INT
+#undef RUN_DOUBLE
+#undef FIELD_OF_TYPE
+
+/* A numeric option of the table at argv[*i]: 1 taken, 0 not one of them, -1 bad usage. */
+static int numeric_option_at(int argc, char **argv, int *i, tr_run_config *c) {
+    for (size_t k = 0; k < sizeof NUMERIC_OPTIONS / sizeof NUMERIC_OPTIONS[0]; k++) {
+        const numeric_option *o = &NUMERIC_OPTIONS[k];
+        if (strcmp(argv[*i], o->name)) continue;
+        void *field = (char *)c + o->offset;
+        if (o->kind == 'd') return cli_double_opt(TOOL, argc, argv, i, o->lo, o->hi, field) ? 1 : -1;
+        return cli_int_opt(TOOL, argc, argv, i, (int)o->lo, (int)o->hi, field) ? 1 : -1;
+    }
+    return 0;
+}
+
+/* A path option (--out, --init, --pretrain) into dst of size cap: 1, or -1 bad usage. */
+static int path_option(int argc, char **argv, int *i, char *dst, size_t cap) {
+    const char *name = argv[*i], *v = cli_value(TOOL, argc, argv, i);
+    if (!v) return -1;
+    if (strlen(v) >= cap - 64) {          /* room for the run's own names below it */
+        cli_bad(TOOL, name, "the path is too long (at most 447 characters)");
+        return -1;
+    }
+    snprintf(dst, cap, "%s", v);
+    return 1;
+}
+
+/* --selfplay-precision's value into c: 1, or -1 bad usage (also a precision this CPU lacks). */
+static int precision_option(int argc, char **argv, int *i, tr_run_config *c) {
+    const char *a = argv[*i], *v = cli_value(TOOL, argc, argv, i);
+    nn_precision p;
+    if (!v) return -1;
+    if (nn_precision_parse(v, &p) != 0) { cli_bad(TOOL, a, "expected f32, bf16 or int8"); return -1; }
+    if (!nn_precision_available(p)) {
+        cli_bad(TOOL, a, p == NN_PREC_INT8 ? "int8 needs a CPU with " NN_INT8_NEEDS ", which this one lacks"
+                                           : "bf16 needs a CPU with AVX512_BF16, which this one lacks");
+        return -1;
+    }
+    c->sp.net_precision = p;
+    return 1;
+}
+
 /* One option at argv[*i] (its value, if any, moved past): 1 taken, 0 not an option of ours,
  * -1 bad usage (the message printed: exit 2). */
 static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, int *mpi) {
-    const char *a = argv[*i], *v;
-    int n;
-#define INT_OPT(name, lo, hi, dst)                                                            \
-    if (!strcmp(a, name)) {                                                                   \
-        if (!cli_int_opt(TOOL, argc, argv, i, lo, hi, &n)) return -1;                         \
-        dst = n;                                                                              \
-        return 1;                                                                             \
-    }
-#define DOUBLE_OPT(name, lo, hi, dst)                                                         \
-    if (!strcmp(a, name)) return cli_double_opt(TOOL, argc, argv, i, lo, hi, &dst) ? 1 : -1;
-#define TEXT_OPT(name, dst)                                                                   \
-    if (!strcmp(a, name)) {                                                                   \
-        if (!(v = cli_value(TOOL, argc, argv, i))) return -1;                                 \
-        if (strlen(v) >= sizeof dst - 64) {   /* room for the run's own names below it */      \
-            cli_bad(TOOL, name, "the path is too long (at most 447 characters)");              \
-            return -1;                                                                        \
-        }                                                                                     \
-        snprintf(dst, sizeof dst, "%s", v);                                                   \
-        return 1;                                                                             \
-    }
+    const char *a = argv[*i];
     if (!strcmp(a, "--fresh")) { c->fresh = 1; return 1; }
     if (!strcmp(a, "--resume")) { c->resume = 1; c->require_run = 1; return 1; }
     if (!strcmp(a, "--quiet")) { c->quiet = 1; return 1; }
@@ -140,21 +209,10 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
         *mpi = 1;
         return 1;
     }
-    if (!strcmp(a, "--selfplay-precision")) {
-        nn_precision p;
-        if (!(v = cli_value(TOOL, argc, argv, i))) return -1;
-        if (nn_precision_parse(v, &p) != 0) { cli_bad(TOOL, a, "expected f32, bf16 or int8"); return -1; }
-        if (!nn_precision_available(p)) {
-            cli_bad(TOOL, a, p == NN_PREC_INT8 ? "int8 needs a CPU with " NN_INT8_NEEDS ", which this one lacks"
-                                               : "bf16 needs a CPU with AVX512_BF16, which this one lacks");
-            return -1;
-        }
-        c->sp.net_precision = p;
-        return 1;
-    }
-    TEXT_OPT("--out", c->out)
-    TEXT_OPT("--init", c->init)
-    TEXT_OPT("--pretrain", c->pretrain)
+    if (!strcmp(a, "--selfplay-precision")) return precision_option(argc, argv, i, c);
+    if (!strcmp(a, "--out")) return path_option(argc, argv, i, c->out, sizeof c->out);
+    if (!strcmp(a, "--init")) return path_option(argc, argv, i, c->init, sizeof c->init);
+    if (!strcmp(a, "--pretrain")) return path_option(argc, argv, i, c->pretrain, sizeof c->pretrain);
     if (!strcmp(a, "--rings")) {
         int rings;
         if (!cli_rings_opt(TOOL, argc, argv, i, &rings)) return -1;
@@ -163,41 +221,10 @@ static int option(int argc, char **argv, int *i, tr_run_config *c, int *sims, in
     }
     if (!strcmp(a, "--blocks")) c->arch_given |= TR_ARCH_BLOCKS;
     if (!strcmp(a, "--channels")) c->arch_given |= TR_ARCH_CHANNELS;
-    INT_OPT("--blocks", 1, 40, c->blocks)
-    INT_OPT("--channels", 4, 512, c->channels)
-    INT_OPT("--pretrain-games", 0, 1000000000, c->pretrain_games)
-    INT_OPT("--teacher", 0, 100000000, c->sp.teacher_iters)
-    INT_OPT("--gumbel", 0, 64, c->sp.gumbel_m)
-    DOUBLE_OPT("--ab-share", 0, 1, c->sp.ab_share)
-    INT_OPT("--ab-depth", 1, MCTS_AB_MAX_DEPTH, c->sp.ab_depth)
-    DOUBLE_OPT("--ab-ms", 0, 60000, c->sp.ab_ms)
-    INT_OPT("--pass-forced", 0, 1, c->sp.pass_forced)
-    INT_OPT("--sims", 2, 100000, *sims)
-    INT_OPT("--games-in-flight", 1, 100000, c->sp.games_in_flight)
-    INT_OPT("--threads", 1, 256, c->sp.threads)
-    INT_OPT("--eval-threads", 1, 64, c->sp.eval_threads)
-    INT_OPT("--sgd-threads-held", 0, 256, c->sgd_threads_held)
-    INT_OPT("--batch", 1, 65536, c->batch)
-    INT_OPT("--window", 100, 100000000, c->window)
-    INT_OPT("--min-samples", 1, 100000000, c->min_samples)
-    INT_OPT("--gen-steps", 1, 1000000000, c->gen_steps)
-    INT_OPT("--eval-every", 0, 1000000, c->eval_every)
-    INT_OPT("--eval-games", 2, 10000, c->eval_games)
-    DOUBLE_OPT("--rollout-mix", 0, 1, c->rollout_mix)
-    DOUBLE_OPT("--q-target", 0, 1, c->sp.q_target)
-    DOUBLE_OPT("--force-prior", 0, 1000, c->sp.force_prior)
-    DOUBLE_OPT("--lr", 1e-6, 10, c->lr)
-    DOUBLE_OPT("--lr-tail", 0, 0.9, c->lr_tail)
-    DOUBLE_OPT("--lr-tail-factor", 1e-4, 1, c->lr_tail_factor)
-    DOUBLE_OPT("--train-ratio", 0.01, 1000, c->train_ratio)
-    INT_OPT("--hold-batches", 1, 1000000, c->hold_batches)
-    DOUBLE_OPT("--minutes", 0, 1e7, c->minutes)
+    if (!strcmp(a, "--sims")) return cli_int_opt(TOOL, argc, argv, i, 2, 100000, sims) ? 1 : -1;
     if (!strcmp(a, "--steps")) return cli_long_opt(TOOL, argc, argv, i, 0, 1000000000000L, &c->max_steps) ? 1 : -1;
     if (!strcmp(a, "--seed")) return cli_u64_opt(TOOL, argc, argv, i, UINT64_MAX, &c->seed) ? 1 : -1;
-#undef INT_OPT
-#undef DOUBLE_OPT
-#undef TEXT_OPT
-    return 0;
+    return numeric_option_at(argc, argv, i, c);
 }
 
 /* The defaults: the embedded CPU configuration, larger with a usable GPU (*gpu_eval_threads: the
