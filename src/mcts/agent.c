@@ -42,6 +42,9 @@ struct mcts_agent {
     int mix_rollouts;
     double abmix, abscale;         /* leaf values blended with alpha-beta (0: none; eval_ab.c) */
     int abdepth;
+    int quiet;                     /* > 0: leaves where the mover must capture valued at the quiet
+                                      positions after the captures, trees of at most this many
+                                      positions (0: off; eval_quiet.c) */
     double guard, guard_margin;    /* puct: the alpha-beta guard's share of a move's time (0: none)
                                       and the points by which it must prefer its move (guard.h) */
     int guard_depth;               /* the guard's depth when a move has no time (a simulation budget) */
@@ -107,6 +110,7 @@ static const agent_option OPTIONS[] = {
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
     { "abscale", FOR_PUCT, 1, 100000, false, "abmix=: value = tanh(score / abscale) (120 = a white marble)" },
     { "abdepth", FOR_PUCT, 0, 8, true, "abmix=: 0 capture quiescence, else an alpha-beta search of this depth" },
+    { "quiet", FOR_PUCT, 0, 4096, true, "leaves where the mover must capture valued by playing every capture out to quiet positions (the network's values there, minimaxed), capture trees of at most this many positions (0: off)" },
     { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0, the default: none)" },
     { "guarddepth", FOR_PUCT, 1, 8, true, "guard=: its alpha-beta depth when a move has a simulation budget, not a time" },
     { "guardmargin", FOR_PUCT, 0, 100000, false, "guard=: play alpha-beta's move when it scores this many points more (120 = a white)" },
@@ -161,6 +165,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "abmix")) a->abmix = v;
     else if (!strcmp(k, "abscale")) a->abscale = v;
     else if (!strcmp(k, "abdepth")) a->abdepth = (int)v;
+    else if (!strcmp(k, "quiet")) a->quiet = (int)v;
     else if (!strcmp(k, "guard")) a->guard = v;
     else if (!strcmp(k, "guardmargin")) a->guard_margin = v;
     else if (!strcmp(k, "guarddepth")) a->guard_depth = (int)v;
@@ -213,6 +218,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "abmix")) return a->abmix;
     if (!strcmp(k, "abscale")) return a->abscale;
     if (!strcmp(k, "abdepth")) return a->abdepth;
+    if (!strcmp(k, "quiet")) return a->quiet;
     if (!strcmp(k, "guard")) return a->guard;
     if (!strcmp(k, "guardmargin")) return a->guard_margin;
     if (!strcmp(k, "guarddepth")) return a->guard_depth;
@@ -309,6 +315,10 @@ static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *er
         return -1;
     }
     if (a->abmix > 0 && !(a->ev = mcts_eval_abmix_new(a->ev, true, a->abmix, a->abscale, a->abdepth))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (a->quiet > 0 && !(a->ev = mcts_eval_quiet_new(a->ev, true, a->quiet))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

@@ -74,6 +74,12 @@ int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *e
  * (depth 0) or an alpha-beta search of depth plies, in ab.h's points (a white marble is 120).
  * With own, inner is freed with it (also when this fails).  NULL on out-of-memory. */
 mcts_evaluator *mcts_eval_abmix_new(mcts_evaluator *inner, bool own, double lambda, double scale, int depth);
+/* Leaf values taken at quiet positions (eval_quiet.c): inner's priors; for a position whose mover
+ * must capture, the value of its capture tree played out (every capture of either side) to quiet
+ * positions valued by inner, or finished games valued exactly, minimaxed; a tree of more than
+ * max_nodes positions keeps inner's value.  With own, inner is freed with it (also when this
+ * fails).  NULL on out-of-memory. */
+mcts_evaluator *mcts_eval_quiet_new(mcts_evaluator *inner, bool own, int max_nodes);
 /* An evaluator by name: "uniform", "rollout", "rollout:K" (K from 1 to MCTS_ROLLOUTS_MAX), or else
  * a checkpoint file.  NULL with a message when it cannot be built. */
 enum { MCTS_ROLLOUTS_MAX = 1000 };
