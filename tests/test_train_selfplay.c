@@ -2,7 +2,8 @@
  * finished exactly once (a counting evaluator), also when stopped with requests in flight; the
  * games it produces are well-formed training samples (legal visits, z from each position's
  * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
- * blended with the root value; teacher mode (UCT plays, no network); passing one-move nodes. */
+ * blended with the root value; teacher mode (UCT plays, no network); passing one-move nodes; the
+ * quiet-leaf evaluator over the network (--quiet-leaves). */
 #include "nn/omp_env.h"
 #include "train/live_eval.h"
 #include "train/selfplay.h"
@@ -184,6 +185,44 @@ START_TEST(every_request_answered_once) {
     tr_selfplay_free(sp);
     count_free_copies(&cc);
   }
+}
+END_TEST
+
+/* --quiet-leaves reaches the searches: tr_search_evaluator wraps the network only when asked
+ * (and the rollout blend under the quiet leaves when both are); self-play through it, on two
+ * evaluator threads, plays well-formed games, and the network is asked about more positions than
+ * the scheduler submitted (the quiet positions after the exchanges), never fewer. */
+START_TEST(quiet_leaves_reach_the_search) {
+    count_ctx cc = { .rng = 5 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, count_clone };
+    mcts_evaluator *w = &ev;
+    char err[256];
+    ck_assert_int_eq(tr_search_evaluator(&ev, 0, 0, 1, &w, err, sizeof err), 0);
+    ck_assert_ptr_null(w);
+    ck_assert_int_eq(tr_search_evaluator(&ev, 0.5, 32, 1, &w, err, sizeof err), 0);
+    ck_assert_msg(w && strstr(w->name, "quiet(32)") && strstr(w->name, "rollout"), "%s", w ? w->name : "NULL");
+    mcts_evaluator_free(w);
+    ck_assert_int_eq(tr_search_evaluator(&ev, 0, 32, 1, &w, err, sizeof err), 0);
+    ck_assert_msg(w && strstr(w->name, "quiet(32)"), "%s", w ? w->name : "NULL");
+    tr_selfplay_config c = small_config();
+    c.eval_threads = 2;
+    c.quiet_nodes = 32;
+    tr_selfplay *sp = start_selfplay(&c, w);
+    sample_counts sc = { 0, 0 };
+    ck_assert_int_ge(poll_games(sp, 16, look_counting, &sc), 16);
+    tr_selfplay_stop(sp);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    long long items, calls;
+    int overlaps;
+    count_totals(&cc, &items, &calls, &overlaps);
+    ck_assert_int_gt(st.submitted, 0);
+    ck_assert_int_gt(items, st.submitted);
+    ck_assert_int_eq(overlaps, 0);
+    tr_selfplay_free(sp);
+    mcts_evaluator_free(w);
+    count_free_copies(&cc);
 }
 END_TEST
 
@@ -528,6 +567,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, teacher_mode_plays_uct_games);
     tcase_add_test(tc, gumbel_selfplay_targets);
     tcase_add_test(tc, alpha_beta_opponents);
+    tcase_add_test(tc, quiet_leaves_reach_the_search);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

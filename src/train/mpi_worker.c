@@ -173,11 +173,9 @@ static int start_selfplay(worker *w, const tr_selfplay_config *local, char *err,
     const tr_mpi_setup *s = &w->s;
     char why[512];
     if (!(w->ev = tr_live_eval_new(w->m, s->sp.net_precision, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
-    if (s->rollout_mix > 0 &&
-        !(w->search_ev = mcts_eval_mix_new(w->ev, false, s->rollout_mix, 1, s->sp.seed * 7 + (uint64_t)w->rank))) {
-        snprintf(err, errlen, "out of memory");
+    if (tr_search_evaluator(w->ev, s->rollout_mix, s->sp.quiet_nodes, s->sp.seed * 7 + (uint64_t)w->rank,
+                            &w->search_ev, err, errlen) != 0)
         return -1;
-    }
     tr_selfplay_config spc = s->sp;
     spc.seed = s->sp.seed ^ ((uint64_t)w->rank * 0x9E3779B97F4A7C15ULL);  /* every rank its own games */
     spc.games_in_flight = local->games_in_flight;                           /* its own scheduler's size */

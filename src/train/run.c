@@ -118,8 +118,8 @@ static int start_buffer(run_ctx *x, char *err, size_t errlen) {
     return 0;
 }
 
-/* The live evaluator on x->m's weights (the GPU when it can), and the rollout blend over it
- * (--rollout-mix).  0, or -1 with a message. */
+/* The live evaluator on x->m's weights (the GPU when it can), and the rollout blend and quiet
+ * leaves over it (--rollout-mix, --quiet-leaves: tr_search_evaluator).  0, or -1 with a message. */
 static int start_evaluator(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
@@ -127,12 +127,8 @@ static int start_evaluator(run_ctx *x, char *err, size_t errlen) {
     if (!c->quiet && c->sp.teacher_iters > 0)
         printf("zertz train: teacher mode: self-play by uct:%d (random rollouts), no network\n", c->sp.teacher_iters);
     else if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(x->ev));
-    if (c->rollout_mix > 0 &&
-        !(x->search_ev = mcts_eval_mix_new(x->ev, false, c->rollout_mix, 1, c->seed * 7 + (uint64_t)x->st.steps))) {
-        snprintf(err, errlen, "evaluator: out of memory");
-        return -1;
-    }
-    return 0;
+    return tr_search_evaluator(x->ev, c->rollout_mix, c->sp.quiet_nodes, c->seed * 7 + (uint64_t)x->st.steps,
+                               &x->search_ev, err, errlen);
 }
 
 /* The trainer, taking x->m, its SGD schedule at st.steps; on the GPU unless it cannot start there.
@@ -230,6 +226,9 @@ static void loop_begin(run_ctx *x) {
            c->train_ratio, c->hold_batches, c->window, x->res->resumed ? " (resumed)" : "");
     if (c->sp.force_prior > 0)
         printf("  placements that force a capture: priors times %.3g in the searches\n", 1 + c->sp.force_prior);
+    if (c->sp.quiet_nodes > 0)
+        printf("  leaves where the mover must capture: valued after the exchange (capture trees of at most %d positions)\n",
+               c->sp.quiet_nodes);
     if (c->sgd_threads_held > x->omp_base)
         printf("  SGD on %d OpenMP threads while self-play waits for training, else %d\n", c->sgd_threads_held,
                x->omp_base);

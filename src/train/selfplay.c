@@ -478,6 +478,19 @@ static int more_evaluators(tr_selfplay *sp, char *err, size_t errlen) {
     return 0;
 }
 
+int tr_search_evaluator(mcts_evaluator *ev, double rollout_mix, int quiet_nodes, uint64_t seed,
+                        mcts_evaluator **out, char *err, size_t errlen) {
+    mcts_evaluator *e = ev;
+    *out = NULL;
+    if (rollout_mix > 0 && !(e = mcts_eval_mix_new(ev, false, rollout_mix, 1, seed))) goto oom;
+    if (quiet_nodes > 0 && !(e = mcts_eval_quiet_new(e, e != ev, quiet_nodes))) goto oom;
+    *out = e != ev ? e : NULL;
+    return 0;
+oom:
+    snprintf(err, errlen, "evaluator: out of memory");
+    return -1;
+}
+
 tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
     if (cfg->games_in_flight < 1 || cfg->threads < 1 || cfg->eval_threads < 1 || cfg->slots < 1 || cfg->max_batch < 1 ||
         cfg->sims_full < 1 || cfg->sims_fast < 1) {

@@ -72,6 +72,9 @@ typedef struct {
     double ab_ms;              /* its time per move in milliseconds (0: the depth alone) */
     double force_prior;        /* the searches raise the priors of placements that force a capture
                                   (mcts_puct_config.force_prior; 0: off) */
+    int quiet_nodes;           /* > 0: leaves where the mover must capture are valued at the quiet
+                                  positions after the exchange, capture trees of at most this many
+                                  positions (mcts_eval_quiet_new; the agent option quiet=); 0: off */
     uint32_t max_nodes, max_edges;   /* per tree */
     int net_precision;         /* the network's convolutions on the CPU (nn/infer.h nn_precision):
                                   NN_PREC_F32 (default), or int8 / bf16 where the CPU has them;
@@ -110,6 +113,12 @@ typedef struct tr_selfplay tr_selfplay;
 /* Build the scheduler over evaluator ev (borrowed; copied for evaluator threads beyond the first,
  * which needs ev->clone).  NULL with a message. */
 tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, char *err, size_t errlen);
+/* The evaluator the self-play searches use over the live network ev: ev's values blended with a
+ * random rollout (rollout_mix > 0, rollouts seeded by seed) and taken at quiet positions
+ * (quiet_nodes > 0), in that order.  *out is NULL when neither is asked (search with ev itself),
+ * else a wrapper that does not own ev (free it before ev).  0, or -1 with a message. */
+int tr_search_evaluator(mcts_evaluator *ev, double rollout_mix, int quiet_nodes, uint64_t seed,
+                        mcts_evaluator **out, char *err, size_t errlen);
 /* Start the worker and evaluator threads.  0, or -1 with a message. */
 int tr_selfplay_start(tr_selfplay *sp, char *err, size_t errlen);
 /* Hold (1) or release (0) the workers: held workers finish what is in flight but start nothing. */
