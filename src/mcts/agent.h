@@ -24,7 +24,10 @@
  * and lost positions in the tree, proof.h), mix= (leaf values
  * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1),
  * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
- * abdepth= (0: capture quiescence, the default), guard= (the share of a move's time for an
+ * abdepth= (0: capture quiescence, the default), quiet=N (leaves where the mover must capture
+ * valued after the exchange, every capture played out to quiet positions and the network's values
+ * there minimaxed, capture trees of at most N positions: mcts_eval_quiet_new; 0, the default: off),
+ * guard= (the share of a move's time for an
  * alpha-beta guard that replaces PUCT's move when alpha-beta finds it worse by guardmargin= points,
  * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guardtop=K,
  * default 0: alpha-beta after PUCT over PUCT's move and its K most visited others only; guard.h).
