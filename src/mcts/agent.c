@@ -105,6 +105,9 @@ static const agent_option OPTIONS[] = {
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "ptemp", FOR_PUCT, 0.1, 10, false, "prior temperature: priors as p^(1/ptemp), renormalised (1: the network's)" },
     { "forceprior", FOR_PUCT, 0, 1000, false, "priors of placements that force the next player to capture times 1 + forceprior, renormalised (0: off)" },
+    { "tactic", FOR_PUCT, 0, 1, false, "a placement whose exchange wins tacticmargin= points (alpha-beta's capture quiescence) gets at least this prior, at the root and tacticdepth= plies below (0: off)" },
+    { "tacticdepth", FOR_PUCT, 0, 64, true, "tactic=: plies below the root where it applies" },
+    { "tacticmargin", FOR_PUCT, 1, 100000, true, "tactic=: the exchange's gain in points (120 = a white)" },
     { "mix", FOR_PUCT, 0, 1, false, "leaf values blended with random rollouts, weight" },
     { "rollouts", FOR_PUCT, 1, 1000, true, "rollouts per leaf with mix=" },
     { "abmix", FOR_PUCT, 0, 1, false, "leaf values blended with alpha-beta's score, weight" },
@@ -160,6 +163,9 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "ptemp")) a->pcfg.prior_temp = v;
     else if (!strcmp(k, "forceprior")) a->pcfg.force_prior = v;
+    else if (!strcmp(k, "tactic")) a->pcfg.tactic_prior = v;
+    else if (!strcmp(k, "tacticdepth")) a->pcfg.tactic_depth = (int)v;
+    else if (!strcmp(k, "tacticmargin")) a->pcfg.tactic_margin = (int)v;
     else if (!strcmp(k, "mix")) a->mix = v;
     else if (!strcmp(k, "rollouts")) a->mix_rollouts = (int)v;
     else if (!strcmp(k, "abmix")) a->abmix = v;
@@ -213,6 +219,9 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "ptemp")) return a->pcfg.prior_temp;
     if (!strcmp(k, "forceprior")) return a->pcfg.force_prior;
+    if (!strcmp(k, "tactic")) return a->pcfg.tactic_prior;
+    if (!strcmp(k, "tacticdepth")) return a->pcfg.tactic_depth;
+    if (!strcmp(k, "tacticmargin")) return a->pcfg.tactic_margin;
     if (!strcmp(k, "mix")) return a->mix;
     if (!strcmp(k, "rollouts")) return a->mix_rollouts;
     if (!strcmp(k, "abmix")) return a->abmix;

@@ -27,7 +27,9 @@
  * abdepth= (0: capture quiescence, the default), quiet=N (leaves where the mover must capture
  * valued after the exchange, every capture played out to quiet positions and the network's values
  * there minimaxed, capture trees of at most N positions: mcts_eval_quiet_new; 0, the default: off),
- * guard= (the share of a move's time for an
+ * tactic=P (a placement whose exchange gains tacticmargin= points, default 100, by alpha-beta's
+ * capture quiescence gets a prior of at least P, at the root and tacticdepth= plies below, default
+ * 1: tactic.h; 0, the default: off), guard= (the share of a move's time for an
  * alpha-beta guard that replaces PUCT's move when alpha-beta finds it worse by guardmargin= points,
  * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guardtop=K,
  * default 0: alpha-beta after PUCT over PUCT's move and its K most visited others only; guard.h).

@@ -17,6 +17,7 @@
  *                                   tail live on separate lines. */
 #include "puct.h"
 #include "proof.h"
+#include "tactic.h"
 #include "mcts/clock.h"
 #include "batcher.h"
 #include "gumbel.h"
@@ -61,6 +62,7 @@ typedef struct mcts_puct_worker {
     zz_move *moves;                 /* nslots * ZZ_MAX_MOVES */
     float *priors;                  /* nslots * ZZ_MAX_MOVES */
     uint64_t *keys;                 /* ZZ_MAX_MOVES sort keys (+ as many scratch) */
+    mcts_ab *ab;                    /* cfg.tactic_prior > 0: the quiescence of tactic.h */
     uint64_t done, collisions;
     int full, failed;
 } puct_worker;
@@ -88,6 +90,8 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->reuse = 1;
     c->max_children = 0;
     c->prior_temp = 1.0;
+    c->tactic_depth = 1;
+    c->tactic_margin = 100;
     c->root_win_check = 0;
     c->gumbel_m = 0;
     c->pass_forced = 1;
@@ -99,8 +103,10 @@ void mcts_puct_config_default(mcts_puct_config *c) {
 mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
     if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
     if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1 ||
-        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10) || !(cfg->force_prior >= 0 && cfg->force_prior <= 1000)) {
-        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob, prior_temp or force_prior out of range)");
+        !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10) || !(cfg->force_prior >= 0 && cfg->force_prior <= 1000) ||
+        !(cfg->tactic_prior >= 0 && cfg->tactic_prior <= 1) || cfg->tactic_depth < 0) {
+        snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob, prior_temp, force_prior, "
+                              "tactic_prior or tactic_depth out of range)");
         return NULL;
     }
     mcts_puct *s = calloc(1, sizeof *s);
@@ -162,6 +168,12 @@ static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) 
     w->priors = malloc((size_t)nslots * ZZ_MAX_MOVES * sizeof *w->priors);
     w->keys = malloc(2 * (size_t)ZZ_MAX_MOVES * sizeof *w->keys);
     if (!w->slots || !w->moves || !w->priors || !w->keys) return -1;
+    if (s->cfg.tactic_prior > 0) {
+        mcts_ab_config ac;
+        mcts_ab_config_default(&ac);
+        ac.tt_log2 = 0;                               /* quiescence uses no table */
+        if (!(w->ab = mcts_ab_new(&ac))) return -1;
+    }
     for (int i = 0; i < nslots; i++) {
         mcts_request *r = &w->slots[i];
         atomic_init(&r->state, MCTS_REQ_FREE);
@@ -178,6 +190,7 @@ static void worker_free(puct_worker *w) {
     free(w->moves);
     free(w->priors);
     free(w->keys);
+    mcts_ab_free(w->ab);
 }
 
 static void undo_path(mcts_tree *t, uint32_t i, uint32_t vl) {
@@ -553,6 +566,9 @@ static void expand(puct_worker *w, mcts_request *r) {
     uint32_t salt = (uint32_t)(zz_hash(&r->pos) ^ s->cfg.seed);
     uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
     if (s->cfg.force_prior > 0) boost_forcing(s, r);
+    if (w->ab && r->pos.ply - t->root_pos.ply <= s->cfg.tactic_depth)
+        mcts_tactic_boost(w->ab, &r->pos, r->item.moves, r->item.priors, n, (float)s->cfg.tactic_prior,
+                          s->cfg.tactic_margin);
     for (int i = 0; i < n; i++) {
         float p = r->item.priors[i];
         if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */

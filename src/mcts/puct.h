@@ -59,6 +59,12 @@ typedef struct mcts_puct_config {
     double force_prior;        /* expansion multiplies the prior of a placement that forces the
                                   next player to capture by 1 + force_prior (0: off), before the
                                   sort and the renormalisation */
+    double tactic_prior;       /* > 0: at nodes at most tactic_depth plies below the root, a
+                                  placement whose exchange gains at least tactic_margin points
+                                  (alpha-beta's quiescence, tactic.h) gets a prior of at least
+                                  this, before the sort and the renormalisation (0: off) */
+    int tactic_depth;          /* default 1: the root and the replies to its moves */
+    int tactic_margin;         /* default 100 (a white marble is 120) */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */

@@ -1,0 +1,36 @@
+/* tactic.c — priors for the placements that win an exchange (tactic.h). */
+#include "tactic.h"
+
+/* The exchange a placement starts, for the placer, in alpha-beta's points: the quiescence of the
+ * position after it less the static evaluation before it (a won or lost game: +-MCTS_AB_WIN). */
+static int exchange_gain(mcts_ab *ab, const zz_pos *p, zz_move m, int before) {
+    zz_pos q = *p;
+    zz_apply(&q, m, NULL);
+    if (zz_over(&q)) return q.winner < 0 ? -before : q.winner == p->to_move ? MCTS_AB_WIN : -MCTS_AB_WIN;
+    int s = mcts_ab_quiesce(ab, &q);
+    return (q.to_move == p->to_move ? s : -s) - before;
+}
+
+int mcts_tactic_boost(mcts_ab *ab, const zz_pos *p, const zz_move *moves, float *priors, int n, float floor,
+                      int margin) {
+    if (n <= 0 || zz_move_is_jump(moves[0])) return 0;        /* a capture node: no placements */
+    int best[3][ZZ_NCELLS];          /* per (colour, cell): its forcing move of highest prior, -1 none */
+    zz_bits land[ZZ_NCELLS], known = 0;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < ZZ_NCELLS; k++) best[c][k] = -1;
+    for (int i = 0; i < n; i++) {
+        int cell = zz_move_a(moves[i]), colour = zz_move_colour(moves[i]);
+        if (!zz_has(known, cell)) { land[cell] = zz_place_landings(p, cell); known |= zz_bit(cell); }
+        if (!(land[cell] & ~zz_bit(zz_move_b(moves[i])))) continue;    /* does not force a capture */
+        int *b = &best[colour][cell];
+        if (*b < 0 || priors[i] > priors[*b]) *b = i;
+    }
+    int before = mcts_ab_evaluate(p), raised = 0;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < ZZ_NCELLS; k++) {
+            int i = best[c][k];
+            if (i < 0 || priors[i] >= floor) continue;
+            if (exchange_gain(ab, p, moves[i], before) >= margin) { priors[i] = floor; raised++; }
+        }
+    return raised;
+}
