@@ -1,5 +1,6 @@
 /* helpers.c — see helpers.h. */
 #include "helpers.h"
+#include "mcts/agent.h"
 #include "nn/checkpoint.h"
 #include <stdarg.h>
 #include <check.h>
@@ -186,4 +187,16 @@ void th_save_small_net(const char *path, uint64_t seed) {
     ck_assert_msg(m != NULL, "%s", err);
     ck_assert_msg(nn_checkpoint_save(path, m, 0, false, err, sizeof err) == 0, "%s", err);
     nn_model_free(m);
+}
+
+zz_move th_agent_move(const char *spec, const zz_pos *p, uint64_t seed) {
+    char err[300];
+    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+    ck_assert_msg(a, "%s: %s", spec, err);
+    ck_assert_msg(mcts_agent_newgame(a, p, seed, err, sizeof err) == 0, "%s: %s", spec, err);
+    zz_move m;
+    ck_assert_msg(mcts_agent_choose(a, p, &m, err, sizeof err) == 0, "%s: %s", spec, err);
+    ck_assert_msg(zz_is_legal(p, m), "%s: an illegal move", spec);
+    mcts_agent_free(a);
+    return m;
 }

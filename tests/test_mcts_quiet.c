@@ -173,15 +173,9 @@ START_TEST(agent_option_quiet) {
     ck_assert_int_ne(mcts_agent_check_spec("puct:uniform:50,quiet=-1", err, sizeof err), 0);
     ck_assert_int_ne(mcts_agent_check_spec("puct:uniform:50,quiet=5000", err, sizeof err), 0);
     ck_assert_int_ne(mcts_agent_check_spec("uct:50,quiet=64", err, sizeof err), 0);
-    mcts_agent *a = mcts_agent_new("puct:rollout:60,quiet=16", 1, err, sizeof err);
-    ck_assert_msg(a, "%s", err);
     zz_pos p;
     th_build(&p, ZZ_B37, NULL, "Wd1 Bd2 Wb1 Gb2");
-    ck_assert_int_eq(mcts_agent_newgame(a, &p, 7, err, sizeof err), 0);
-    zz_move m;
-    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
-    ck_assert(zz_is_legal(&p, m));
-    mcts_agent_free(a);
+    th_agent_move("puct:rollout:60,quiet=16", &p, 7);
 }
 END_TEST
 

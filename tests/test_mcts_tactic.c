@@ -16,6 +16,34 @@
 
 enum { MARGIN = 100 };
 
+/* 61 rings, from a game `ab` won: its move Bg3,g6 forces a capture chain that hands it a larger
+ * one.  The network gave the Bg3 placements priors of 2e-4 (rank 233 of 1,188). */
+static const char *const SACRIFICE_61 =
+    "zpos:61:....-..W..W-...G.--..W...B-.....G.G....B..B......W-W..----G--:1,4,7:0,0,0:0,0,0:0:-:12";
+
+static void sacrifice_position(zz_pos *p) {
+    char err[200];
+    ck_assert_msg(zz_pos_from_string(SACRIFICE_61, p, err, sizeof err) == 0, "%s", err);
+}
+
+/* A searcher for quiescence (no table) and scratch for a position's moves and priors. */
+typedef struct { mcts_ab *ab; zz_move *mv; float *pri; } scratch;
+
+static scratch scratch_new(void) {
+    mcts_ab_config c;
+    mcts_ab_config_default(&c);
+    c.tt_log2 = 0;
+    scratch s = { mcts_ab_new(&c), malloc(ZZ_MAX_MOVES * sizeof(zz_move)), malloc(ZZ_MAX_MOVES * sizeof(float)) };
+    ck_assert(s.ab && s.mv && s.pri);
+    return s;
+}
+
+static void scratch_free(scratch *s) {
+    mcts_ab_free(s->ab);
+    free(s->mv);
+    free(s->pri);
+}
+
 /* Reference quiescence of p for p->to_move: a finished game +-MCTS_AB_WIN (0 drawn), a quiet
  * position its static evaluation, else the best capture for the mover. */
 static int ref_quiesce(const zz_pos *p) {
@@ -66,13 +94,7 @@ static int check_position(mcts_ab *ab, const zz_pos *p, zz_move *mv, float *pri)
 }
 
 START_TEST(boost_agrees_with_the_reference_quiescence) {
-    mcts_ab_config c;
-    mcts_ab_config_default(&c);
-    c.tt_log2 = 0;
-    mcts_ab *ab = mcts_ab_new(&c);
-    zz_move *mv = malloc(ZZ_MAX_MOVES * sizeof *mv);
-    float *pri = malloc(ZZ_MAX_MOVES * sizeof *pri);
-    ck_assert(ab && mv && pri);
+    scratch k = scratch_new();
     const zz_board_kind boards[3] = { ZZ_B37, ZZ_B48, ZZ_B61 };
     uint64_t seed = th_seed(), rng = seed;
     int positions = 0, raised = 0, captures = 0;
@@ -82,7 +104,7 @@ START_TEST(boost_agrees_with_the_reference_quiescence) {
             zz_pos_init(&p, boards[b]);
             while (!zz_over(&p)) {
                 int before = raised;
-                raised += check_position(ab, &p, mv, pri);
+                raised += check_position(k.ab, &p, k.mv, k.pri);
                 if (zz_must_capture(&p)) {
                     ck_assert_int_eq(raised, before);
                     captures++;
@@ -95,36 +117,25 @@ START_TEST(boost_agrees_with_the_reference_quiescence) {
            (unsigned long long)seed, raised, positions, captures);
     ck_assert_int_gt(captures, 0);
     ck_assert_msg(raised > 20, "only %d moves raised over %d positions: the check saw too little", raised, positions);
-    free(mv);
-    free(pri);
-    mcts_ab_free(ab);
+    scratch_free(&k);
 }
 END_TEST
 
-/* 61 rings, from a game `ab` won: its move Bg3,g6 forces a capture chain that hands it a larger
- * one.  The network gave the Bg3 placements priors of 2e-4 (rank 233 of 1,188). */
+/* The sacrifice `ab` won with (SACRIFICE_61) is among the raised moves. */
 START_TEST(the_sacrifice_ab_played_is_raised) {
     zz_pos p;
-    char err[200];
-    ck_assert_int_eq(zz_pos_from_string("zpos:61:....-..W..W-...G.--..W...B-.....G.G....B..B......W-W..----G--:1,4,7:0,0,0:0,0,0:0:-:12",
-                                        &p, err, sizeof err), 0);
-    mcts_ab_config c;
-    mcts_ab_config_default(&c);
-    c.tt_log2 = 0;
-    mcts_ab *ab = mcts_ab_new(&c);
-    zz_move *mv = malloc(ZZ_MAX_MOVES * sizeof *mv);
-    float *pri = malloc(ZZ_MAX_MOVES * sizeof *pri);
-    ck_assert_int_gt(check_position(ab, &p, mv, pri), 0);
+    sacrifice_position(&p);
+    scratch k = scratch_new();
+    ck_assert_int_gt(check_position(k.ab, &p, k.mv, k.pri), 0);
     zz_move bg3;
+    char err[200];
     ck_assert_int_eq(zz_move_from_text(&p, "Bg3,g6", &bg3, err, sizeof err), 0);
-    int n = zz_gen_moves(&p, mv), first_bg3 = -1;
+    int n = zz_gen_moves(&p, k.mv), first_bg3 = -1;
     for (int i = 0; i < n && first_bg3 < 0; i++)
-        if (zz_move_a(mv[i]) == zz_move_a(bg3) && zz_move_colour(mv[i]) == zz_move_colour(bg3)) first_bg3 = i;
+        if (zz_move_a(k.mv[i]) == zz_move_a(bg3) && zz_move_colour(k.mv[i]) == zz_move_colour(bg3)) first_bg3 = i;
     ck_assert_int_ge(first_bg3, 0);
-    ck_assert_float_eq(pri[first_bg3], 0.25f);
-    free(mv);
-    free(pri);
-    mcts_ab_free(ab);
+    ck_assert_float_eq(k.pri[first_bg3], 0.25f);
+    scratch_free(&k);
 }
 END_TEST
 
@@ -134,16 +145,9 @@ START_TEST(agent_options_tactic) {
     const char *bad[] = { "puct:uniform:50,tactic=2", "puct:uniform:50,tacticdepth=-1", "puct:uniform:50,tacticmargin=0",
                           "ab:3,tactic=0.1" };
     for (unsigned i = 0; i < 4; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
-    mcts_agent *a = mcts_agent_new("puct:rollout:80,tactic=0.1,tacticdepth=3", 1, err, sizeof err);
-    ck_assert_msg(a, "%s", err);
     zz_pos p;
-    ck_assert_int_eq(zz_pos_from_string("zpos:61:....-..W..W-...G.--..W...B-.....G.G....B..B......W-W..----G--:1,4,7:0,0,0:0,0,0:0:-:12",
-                                        &p, err, sizeof err), 0);
-    ck_assert_int_eq(mcts_agent_newgame(a, &p, 3, err, sizeof err), 0);
-    zz_move m;
-    ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
-    ck_assert(zz_is_legal(&p, m));
-    mcts_agent_free(a);
+    sacrifice_position(&p);
+    th_agent_move("puct:rollout:80,tactic=0.1,tacticdepth=3", &p, 3);
 }
 END_TEST
 
