@@ -33,12 +33,12 @@ typedef struct {
     int max_nodes;
     char name[96];
     quiet_node *nodes;              /* scratch: every played-out tree of one call, one after another */
-    int cap_nodes;
+    size_t cap_nodes;
     int *root_of;                   /* per item: its tree's first node, -1 when not played out */
     int *size_of;                   /* per item: its tree's number of nodes */
-    int cap_roots, cap_sizes;
+    size_t cap_roots, cap_sizes;
     mcts_eval_item *leaves;         /* the quiet positions of one call */
-    int cap_leaves;
+    size_t cap_leaves;
     zz_move *leaf_moves;            /* their legal moves, one after another */
     float *leaf_priors;
     size_t cap_moves, cap_priors;
@@ -56,13 +56,6 @@ static bool reserve(void **p, size_t *cap, size_t need, size_t sz) {
     return true;
 }
 
-static bool reserve_int(void **p, int *cap, size_t need, size_t sz) {
-    size_t c = (size_t)*cap;
-    if (!reserve(p, &c, need, sz)) return false;
-    *cap = (int)c;
-    return true;
-}
-
 /* The value of a finished game for p->to_move. */
 static float finished_value(const zz_pos *p) {
     if (p->winner < 0) return 0.0f;
@@ -72,7 +65,7 @@ static float finished_value(const zz_pos *p) {
 /* Play out the capture tree of p into c->nodes from index base.  Returns the number of nodes,
  * 0 when it would exceed c->max_nodes (nothing kept), -1 when out of memory. */
 static int build_tree(quiet_ctx *c, const zz_pos *p, int base) {
-    if (!reserve_int((void **)&c->nodes, &c->cap_nodes, (size_t)base + (size_t)c->max_nodes, sizeof *c->nodes))
+    if (!reserve((void **)&c->nodes, &c->cap_nodes, (size_t)base + (size_t)c->max_nodes, sizeof *c->nodes))
         return -1;
     int used = 1;
     c->nodes[base] = (quiet_node){.pos = *p, .first = 0, .count = 0, .leaf = -1, .value = 0};
@@ -100,7 +93,7 @@ static bool add_leaves(quiet_ctx *c, int base, int used, int *nleaves, size_t *n
     for (int k = base; k < base + used; k++) {
         quiet_node *nd = &c->nodes[k];
         if (nd->count > 0 || zz_over(&nd->pos)) continue;
-        if (!reserve_int((void **)&c->leaves, &c->cap_leaves, (size_t)*nleaves + 1, sizeof *c->leaves)) return false;
+        if (!reserve((void **)&c->leaves, &c->cap_leaves, (size_t)*nleaves + 1, sizeof *c->leaves)) return false;
         size_t need = *nmoves + (size_t)zz_count_moves(&nd->pos);
         if (!reserve((void **)&c->leaf_moves, &c->cap_moves, need, sizeof *c->leaf_moves) ||
             !reserve((void **)&c->leaf_priors, &c->cap_priors, need, sizeof *c->leaf_priors))
@@ -135,8 +128,8 @@ static float minimax(quiet_ctx *c, int base, int used) {
 static int quiet_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     quiet_ctx *c = self->ctx;
     if (mcts_evaluate(c->inner, items, n, err, errlen) != 0) return -1;
-    if (!reserve_int((void **)&c->root_of, &c->cap_roots, (size_t)n, sizeof *c->root_of) ||
-        !reserve_int((void **)&c->size_of, &c->cap_sizes, (size_t)n, sizeof *c->size_of))
+    if (!reserve((void **)&c->root_of, &c->cap_roots, (size_t)n, sizeof *c->root_of) ||
+        !reserve((void **)&c->size_of, &c->cap_sizes, (size_t)n, sizeof *c->size_of))
         goto oom;
     int nodes = 0, nleaves = 0;
     size_t nmoves = 0;
