@@ -97,6 +97,14 @@ zz_bits zz_place_landings(const zz_pos *p, int cell);
 static inline bool zz_place_forces(const zz_pos *p, zz_move m) {
     return (zz_place_landings(p, zz_move_a(m)) & ~zz_bit(zz_move_b(m))) != 0;
 }
+/* zz_place_forces over many placements of one position, computing each cell's landings once.
+ * Start with known = 0 (land[] is filled as cells are met); one cache per position. */
+typedef struct { zz_bits land[ZZ_NCELLS]; zz_bits known; } zz_landing_cache;
+static inline bool zz_place_forces_cached(zz_landing_cache *c, const zz_pos *p, zz_move m) {
+    int cell = zz_move_a(m);
+    if (!zz_has(c->known, cell)) { c->land[cell] = zz_place_landings(p, cell); c->known |= zz_bit(cell); }
+    return (c->land[cell] & ~zz_bit(zz_move_b(m))) != 0;
+}
 /* The colours the mover may place, as a bitmask (bit c): from the pool, or from the mover's own
  * captures once the pool is completely empty. */
 int zz_placeable_colours(const zz_pos *p);

@@ -545,14 +545,12 @@ static uint32_t float_bits(float f) {
 /* force_prior: raise the priors of the placements in r after which the next player must capture
  * (zz_place_landings), in place, before expand sorts them. */
 static void boost_forcing(const mcts_puct *s, mcts_request *r) {
-    zz_bits land[ZZ_NCELLS], known = 0;
+    zz_landing_cache landings = {.known = 0};
     float gain = (float)(1.0 + s->cfg.force_prior);
     for (int i = 0; i < r->item.nmoves; i++) {
         zz_move m = r->item.moves[i];
         if (zz_move_is_jump(m)) return;                 /* a capture node: no placements */
-        int cell = zz_move_a(m), removed = zz_move_b(m);
-        if (!zz_has(known, cell)) { land[cell] = zz_place_landings(&r->pos, cell); known |= zz_bit(cell); }
-        if (land[cell] & ~zz_bit(removed)) r->item.priors[i] *= gain;   /* zz_place_forces, landings cached per cell */
+        if (zz_place_forces_cached(&landings, &r->pos, m)) r->item.priors[i] *= gain;
     }
 }
 

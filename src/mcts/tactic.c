@@ -15,13 +15,12 @@ int mcts_tactic_boost(mcts_ab *ab, const zz_pos *p, const zz_move *moves, float 
                       int margin) {
     if (n <= 0 || zz_move_is_jump(moves[0])) return 0;        /* a capture node: no placements */
     int best[3][ZZ_NCELLS];          /* per (colour, cell): its forcing move of highest prior, -1 none */
-    zz_bits land[ZZ_NCELLS], known = 0;
+    zz_landing_cache landings = {.known = 0};
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < ZZ_NCELLS; k++) best[c][k] = -1;
     for (int i = 0; i < n; i++) {
         int cell = zz_move_a(moves[i]), colour = zz_move_colour(moves[i]);
-        if (!zz_has(known, cell)) { land[cell] = zz_place_landings(p, cell); known |= zz_bit(cell); }
-        if (!(land[cell] & ~zz_bit(zz_move_b(moves[i])))) continue;    /* does not force a capture */
+        if (!zz_place_forces_cached(&landings, p, moves[i])) continue;    /* does not force a capture */
         int *b = &best[colour][cell];
         if (*b < 0 || priors[i] > priors[*b]) *b = i;
     }
