@@ -98,8 +98,10 @@ static inline bool zz_place_forces(const zz_pos *p, zz_move m) {
     return (zz_place_landings(p, zz_move_a(m)) & ~zz_bit(zz_move_b(m))) != 0;
 }
 /* zz_place_forces over many placements of one position, computing each cell's landings once.
- * Start with known = 0 (land[] is filled as cells are met); one cache per position. */
+ * One cache per position; start it with zz_landing_cache_start (only `known` is cleared: an
+ * initializer would also clear land[], 2 KiB, on every node the search expands). */
 typedef struct { zz_bits land[ZZ_NCELLS]; zz_bits known; } zz_landing_cache;
+static inline void zz_landing_cache_start(zz_landing_cache *c) { c->known = 0; }
 static inline bool zz_place_forces_cached(zz_landing_cache *c, const zz_pos *p, zz_move m) {
     int cell = zz_move_a(m);
     if (!zz_has(c->known, cell)) { c->land[cell] = zz_place_landings(p, cell); c->known |= zz_bit(cell); }

@@ -545,7 +545,8 @@ static uint32_t float_bits(float f) {
 /* force_prior: raise the priors of the placements in r after which the next player must capture
  * (zz_place_landings), in place, before expand sorts them. */
 static void boost_forcing(const mcts_puct *s, mcts_request *r) {
-    zz_landing_cache landings = {.known = 0};
+    zz_landing_cache landings;
+    zz_landing_cache_start(&landings);
     float gain = (float)(1.0 + s->cfg.force_prior);
     for (int i = 0; i < r->item.nmoves; i++) {
         zz_move m = r->item.moves[i];

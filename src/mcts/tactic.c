@@ -15,7 +15,8 @@ int mcts_tactic_boost(mcts_ab *ab, const zz_pos *p, const zz_move *moves, float 
                       int margin) {
     if (n <= 0 || zz_move_is_jump(moves[0])) return 0;        /* a capture node: no placements */
     int best[3][ZZ_NCELLS];          /* per (colour, cell): its forcing move of highest prior, -1 none */
-    zz_landing_cache landings = {.known = 0};
+    zz_landing_cache landings;
+    zz_landing_cache_start(&landings);
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < ZZ_NCELLS; k++) best[c][k] = -1;
     for (int i = 0; i < n; i++) {
