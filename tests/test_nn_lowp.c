@@ -11,9 +11,11 @@
  *     float rounding of the sum (2^-20 · sum |x·w|; the instruction's internal rounding is the
  *     vendor's) — only on a CPU that has it, skipped loudly elsewhere;
  *   - the whole shipped 37-ring network in bf16 against float on 256 random positions: values
- *     within 0.03 (mean within 0.005), and the priors' total variation within 0.05 per position —
- *     empirical bounds, about three times what the shipped network shows (printed), as the
- *     per-layer bound above compounds through 9 layers and is loose;
+ *     within 0.06 (mean within 0.005), and the priors' total variation within 0.07 per position —
+ *     empirical bounds, about twice the worst of 31 seeds with the network shipped on 2026-11-28
+ *     (value max 0.027, mean 0.0017, total variation 0.034; the first bounds, 0.03 and 0.05, set
+ *     on an earlier network, failed 1 seed in 9 with it), as the per-layer bound above compounds
+ *     through 9 layers and is loose;
  * int8:
  *   - quantisation of weights and inputs against hand-worked values (scales, rounding, clamping,
  *     negative and non-finite inputs refused), by each quantiser the CPU has (portable, AVX2,
@@ -23,10 +25,11 @@
  *     operand, to half a step), plus 2^-20 of sum |x·w| for float rounding;
  *   - each int8 kernel the CPU has (AVX512_VNNI, AVX2) equal to the twin bit for bit (integer sums
  *     are exact, the epilogue rounds in the same order) — a kernel the CPU lacks is skipped loudly;
- *   - the shipped network in int8 against float (empirical bounds, about twice the worst of 30 seeds:
- *     value max 0.067, mean 0.0053, priors' total variation 0.060): values within 0.12, mean within
- *     0.015, priors' total variation within 0.15 per position (a wrong scale or layout is off by
- *     far more); and a position's result the same alone and in a mixed batch (per-sample scales);
+ *   - the shipped network in int8 against float (empirical bounds, about twice the worst of 31 seeds
+ *     with the network shipped on 2026-11-28: value max 0.157, mean 0.0119, priors' total variation
+ *     0.155; the first bounds, 0.12 / 0.015 / 0.15 from an earlier network's 0.067 / 0.0053 / 0.060,
+ *     failed 4 seeds in 31 with it): values within 0.3, mean within 0.025, priors' total variation
+ *     within 0.3 per position (a wrong scale or layout is off by far more); and a position's result the same alone and in a mixed batch (per-sample scales);
  * both:
  *   - asking for a precision the CPU lacks fails with a message and leaves the net in float;
  * training's self-play net (train/live_eval.h) in int8 (tools/train --selfplay-precision):
@@ -274,7 +277,7 @@ START_TEST(shipped_network_in_bf16)
         th_skip("test_nn_lowp", "the network in bf16 not compared with float: this CPU lacks AVX512_BF16");
         return;
     }
-    shipped_network_in(NN_PREC_BF16, 0.03, 0.005, 0.05);
+    shipped_network_in(NN_PREC_BF16, 0.06, 0.005, 0.07);
 }
 END_TEST
 
@@ -284,7 +287,7 @@ START_TEST(shipped_network_in_int8)
         th_skip("test_nn_lowp", "the network in int8 not compared with float: this CPU lacks " NN_INT8_NEEDS);
         return;
     }
-    shipped_network_in(NN_PREC_INT8, 0.12, 0.015, 0.15);
+    shipped_network_in(NN_PREC_INT8, 0.3, 0.025, 0.3);
 }
 END_TEST
 
