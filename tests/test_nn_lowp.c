@@ -29,7 +29,13 @@
  *     with the network shipped on 2026-11-28: value max 0.157, mean 0.0119, priors' total variation
  *     0.155; the first bounds, 0.12 / 0.015 / 0.15 from an earlier network's 0.067 / 0.0053 / 0.060,
  *     failed 4 seeds in 31 with it): values within 0.3, mean within 0.025, priors' total variation
- *     within 0.3 per position (a wrong scale or layout is off by far more); and a position's result the same alone and in a mixed batch (per-sample scales);
+ *     within 0.3 per position; and a position's result the same alone and in a mixed batch
+ *     (per-sample scales);
+ *   - the bounds catch bugs: three made in the weights the int8 net packs each exceed them (one
+ *     layer's scale doubled: value mean ~0.16, 6× its bound; one layer's per-channel scales
+ *     shifted by a channel: mean ~0.12; the stem's taps mirrored, the subtlest: over 30 seeds its
+ *     mean was at least 0.0325, 1.3× the bound, though its priors' variation, 0.20–0.68, was not
+ *     always over);
  * both:
  *   - asking for a precision the CPU lacks fails with a message and leaves the net in float;
  * training's self-play net (train/live_eval.h) in int8 (tools/train --selfplay-precision):
@@ -234,15 +240,28 @@ static zz_pos *random_positions(int n, uint64_t *rng)
     return pos;
 }
 
-/* The shipped 37-ring network in precision p against float on 256 random positions: the largest
- * and mean value difference and the largest priors' total variation must stay within the bounds. */
-static void shipped_network_in(nn_precision p, double max_v, double mean_v, double max_tv)
+/* How far a net below float answers from float on the same positions. */
+typedef struct { double max_v, mean_v, max_tv; } lowp_gap;
+
+static bool gap_within(lowp_gap gap, lowp_gap bound)
+{
+    return gap.max_v <= bound.max_v && gap.mean_v <= bound.mean_v && gap.max_tv <= bound.max_tv;
+}
+
+/* The bounds on the shipped network's gap (the header says where they come from). */
+static const lowp_gap BF16_BOUND = { 0.06, 0.005, 0.07 }, INT8_BOUND = { 0.3, 0.025, 0.3 };
+
+/* The shipped 37-ring network in float against a copy of it in precision p on 256 random
+ * positions; sabotage (or NULL) first changes the copy's weights, as a bug in p's path would. */
+static lowp_gap shipped_network_gap(nn_precision p, void (*sabotage)(nn_model *))
 {
     char err[256];
     long step;
     nn_model *m = nn_checkpoint_load("weights/zertz37.ckpt", NN_F32, &step, err, sizeof err);
-    ck_assert_msg(m, "%s", err);
-    nn_infer *f32 = nn_infer_create(m, err, sizeof err), *lo = nn_infer_create(m, err, sizeof err);
+    nn_model *mlo = nn_checkpoint_load("weights/zertz37.ckpt", NN_F32, &step, err, sizeof err);
+    ck_assert_msg(m && mlo, "%s", err);
+    if (sabotage) sabotage(mlo);
+    nn_infer *f32 = nn_infer_create(m, err, sizeof err), *lo = nn_infer_create(mlo, err, sizeof err);
     ck_assert(f32 && lo);
     ck_assert(!nn_infer_set_precision(f32, NN_PREC_F32, err, sizeof err));
     ck_assert_msg(!nn_infer_set_precision(lo, p, err, sizeof err), "%s", err);
@@ -254,21 +273,27 @@ static void shipped_network_in(nn_precision p, double max_v, double mean_v, doub
     float *la = malloc(nl * sizeof(float)), *lb = malloc(nl * sizeof(float)), va[N], vb[N];
     ck_assert(!nn_infer_positions(f32, pos, N, la, va, err, sizeof err));
     ck_assert(!nn_infer_positions(lo, pos, N, lb, vb, err, sizeof err));
-    double worst_v = 0, sum_v = 0, worst_tv = 0;
+    lowp_gap gap = { 0, 0, 0 };
     for (int i = 0; i < N; i++) {
-        worst_v = fmax(worst_v, fabs((double)va[i] - vb[i]));
-        sum_v += fabs((double)va[i] - vb[i]);
-        worst_tv = fmax(worst_tv, priors_tv(g, &pos[i], la + i * per, lb + i * per));
+        gap.max_v = fmax(gap.max_v, fabs((double)va[i] - vb[i]));
+        gap.mean_v += fabs((double)va[i] - vb[i]) / N;
+        gap.max_tv = fmax(gap.max_tv, priors_tv(g, &pos[i], la + i * per, lb + i * per));
     }
-    printf("test_nn_lowp: shipped 37-ring network, %d positions, %s vs f32: value max %.4f mean %.4f, "
-           "priors' total variation max %.4f (seed %llu)\n", N, nn_precision_name(p), worst_v, sum_v / N, worst_tv,
-           (unsigned long long)seed0);
-    ck_assert_msg(sum_v / N > 0, "%s gave float's values exactly: its path did not run", nn_precision_name(p));
-    TH_CHECK(worst_v <= max_v && sum_v / N <= mean_v && worst_tv <= max_tv, "%s vs f32 beyond the bounds",
-             nn_precision_name(p));
     free(la), free(lb), free(pos);
     nn_infer_free(f32), nn_infer_free(lo);
-    nn_model_free(m);
+    nn_model_free(m), nn_model_free(mlo);
+    return gap;
+}
+
+/* The shipped network in precision p within bound of float. */
+static void shipped_network_in(nn_precision p, lowp_gap bound)
+{
+    lowp_gap gap = shipped_network_gap(p, NULL);
+    printf("test_nn_lowp: shipped 37-ring network, 256 positions, %s vs f32: value max %.4f mean %.4f, "
+           "priors' total variation max %.4f (seed %llu)\n", nn_precision_name(p), gap.max_v, gap.mean_v, gap.max_tv,
+           (unsigned long long)seed0);
+    ck_assert_msg(gap.mean_v > 0, "%s gave float's values exactly: its path did not run", nn_precision_name(p));
+    TH_CHECK(gap_within(gap, bound), "%s vs f32 beyond the bounds", nn_precision_name(p));
 }
 
 START_TEST(shipped_network_in_bf16)
@@ -277,7 +302,7 @@ START_TEST(shipped_network_in_bf16)
         th_skip("test_nn_lowp", "the network in bf16 not compared with float: this CPU lacks AVX512_BF16");
         return;
     }
-    shipped_network_in(NN_PREC_BF16, 0.06, 0.005, 0.07);
+    shipped_network_in(NN_PREC_BF16, BF16_BOUND);
 }
 END_TEST
 
@@ -287,7 +312,75 @@ START_TEST(shipped_network_in_int8)
         th_skip("test_nn_lowp", "the network in int8 not compared with float: this CPU lacks " NN_INT8_NEEDS);
         return;
     }
-    shipped_network_in(NN_PREC_INT8, 0.3, 0.025, 0.3);
+    shipped_network_in(NN_PREC_INT8, INT8_BOUND);
+}
+END_TEST
+
+/* Bugs the int8 bounds must catch, each made in the weights the int8 net packs. */
+static float *view_weights(nn_model *m, const char *name)
+{
+    const nn_view *v = nn_model_view(m, name);
+    ck_assert_msg(v, "no view %s", name);
+    return (float *)m->param + v->offset;
+}
+
+/* One layer's weight scale twice what it should be. */
+static void one_layer_scale_doubled(nn_model *m)
+{
+    const nn_view *v = nn_model_view(m, "block1.conv1.w");
+    float *w = view_weights(m, "block1.conv1.w");
+    for (size_t i = 0; i < v->count; i++) w[i] *= 2;
+}
+
+/* The stem's taps read in the opposite order ([taps][ci][co]; tap t's opposite is NN_TAPS-1-t). */
+static void stem_taps_mirrored(nn_model *m)
+{
+    const nn_view *v = nn_model_view(m, "stem.conv.w");
+    float *w = view_weights(m, "stem.conv.w");
+    size_t per_tap = v->count / NN_TAPS;
+    for (int t = 0; t < NN_TAPS / 2; t++)
+        for (size_t i = 0; i < per_tap; i++) {
+            float x = w[t * per_tap + i];
+            w[t * per_tap + i] = w[(NN_TAPS - 1 - t) * per_tap + i], w[(NN_TAPS - 1 - t) * per_tap + i] = x;
+        }
+}
+
+/* Each output channel of one layer scaled as its neighbour's should be: the per-channel scales
+ * off by one channel ([taps][ci][co]). */
+static void channel_scales_shifted(nn_model *m)
+{
+    const nn_view *v = nn_model_view(m, "block0.conv2.w");
+    float *w = view_weights(m, "block0.conv2.w");
+    int co = v->dims[2];
+    size_t rows = v->count / (size_t)co;
+    float *peak = calloc((size_t)co, sizeof *peak);
+    for (size_t r = 0; r < rows; r++)
+        for (int o = 0; o < co; o++) peak[o] = fmaxf(peak[o], fabsf(w[r * co + o]));
+    for (size_t r = 0; r < rows; r++)
+        for (int o = 0; o < co; o++)
+            if (peak[o] > 0) w[r * co + o] *= peak[(o + 1) % co] / peak[o];
+    free(peak);
+}
+
+/* The bounds are not so loose that these bugs pass them: a wrong scale or layout exceeds them. */
+START_TEST(int8_bounds_catch_a_wrong_scale_or_layout)
+{
+    if (!nn_int8_available()) {
+        th_skip("test_nn_lowp", "the int8 bounds not tried on broken nets: this CPU lacks " NN_INT8_NEEDS);
+        return;
+    }
+    struct { const char *name; void (*sabotage)(nn_model *); } bugs[] = {
+        { "one layer's scale doubled", one_layer_scale_doubled },
+        { "the stem's taps mirrored", stem_taps_mirrored },
+        { "one layer's channel scales shifted by one", channel_scales_shifted },
+    };
+    for (size_t i = 0; i < sizeof bugs / sizeof bugs[0]; i++) {
+        lowp_gap gap = shipped_network_gap(NN_PREC_INT8, bugs[i].sabotage);
+        printf("test_nn_lowp: int8 with %s: value max %.4f mean %.4f, priors' total variation max %.4f\n",
+               bugs[i].name, gap.max_v, gap.mean_v, gap.max_tv);
+        TH_CHECK(!gap_within(gap, INT8_BOUND), "int8 with %s stays within the bounds: they would not catch it",
+                 bugs[i].name);
+    }
 }
 END_TEST
 
@@ -501,6 +594,7 @@ int main(void)
     tcase_add_test(tc, int8_twin_within_bound_of_float);
     tcase_add_test(tc, int8_kernel_equals_twin);
     tcase_add_test(tc, shipped_network_in_int8);
+    tcase_add_test(tc, int8_bounds_catch_a_wrong_scale_or_layout);
     tcase_add_test(tc, int8_batch_independent);
     tcase_add_test(tc, precisions_refused_without_the_instructions);
     tcase_add_test(tc, selfplay_net_in_int8);
