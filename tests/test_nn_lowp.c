@@ -250,8 +250,9 @@ static bool gap_within(lowp_gap gap, lowp_gap bound)
 
 /* The bounds on the shipped network's gap (the header says where they come from). */
 static const lowp_gap BF16_BOUND = { 0.06, 0.005, 0.07 }, INT8_BOUND = { 0.3, 0.025, 0.3 };
+enum { GAP_POSITIONS = 256 };       /* the random positions the gap is measured on */
 
-/* The shipped 37-ring network in float against a copy of it in precision p on 256 random
+/* The shipped 37-ring network in float against a copy of it in precision p on GAP_POSITIONS random
  * positions; sabotage (or NULL) first changes the copy's weights, as a bug in p's path would. */
 static lowp_gap shipped_network_gap(nn_precision p, void (*sabotage)(nn_model *))
 {
@@ -265,7 +266,7 @@ static lowp_gap shipped_network_gap(nn_precision p, void (*sabotage)(nn_model *)
     ck_assert(f32 && lo);
     ck_assert(!nn_infer_set_precision(f32, NN_PREC_F32, err, sizeof err));
     ck_assert_msg(!nn_infer_set_precision(lo, p, err, sizeof err), "%s", err);
-    enum { N = 256 };
+    enum { N = GAP_POSITIONS };
     const nn_geom *g = nn_infer_geom(f32);
     uint64_t rng = seed0 ^ 0x37;
     zz_pos *pos = random_positions(N, &rng);
@@ -289,8 +290,8 @@ static lowp_gap shipped_network_gap(nn_precision p, void (*sabotage)(nn_model *)
 static void shipped_network_in(nn_precision p, lowp_gap bound)
 {
     lowp_gap gap = shipped_network_gap(p, NULL);
-    printf("test_nn_lowp: shipped 37-ring network, 256 positions, %s vs f32: value max %.4f mean %.4f, "
-           "priors' total variation max %.4f (seed %llu)\n", nn_precision_name(p), gap.max_v, gap.mean_v, gap.max_tv,
+    printf("test_nn_lowp: shipped 37-ring network, %d positions, %s vs f32: value max %.4f mean %.4f, "
+           "priors' total variation max %.4f (seed %llu)\n", GAP_POSITIONS, nn_precision_name(p), gap.max_v, gap.mean_v, gap.max_tv,
            (unsigned long long)seed0);
     ck_assert_msg(gap.mean_v > 0, "%s gave float's values exactly: its path did not run", nn_precision_name(p));
     TH_CHECK(gap_within(gap, bound), "%s vs f32 beyond the bounds", nn_precision_name(p));
@@ -317,26 +318,26 @@ START_TEST(shipped_network_in_int8)
 END_TEST
 
 /* Bugs the int8 bounds must catch, each made in the weights the int8 net packs. */
-static float *view_weights(nn_model *m, const char *name)
+static float *view_weights(nn_model *m, const char *name, const nn_view **view)
 {
-    const nn_view *v = nn_model_view(m, name);
-    ck_assert_msg(v, "no view %s", name);
-    return (float *)m->param + v->offset;
+    *view = nn_model_view(m, name);
+    ck_assert_msg(*view, "no view %s", name);
+    return (float *)m->param + (*view)->offset;
 }
 
 /* One layer's weight scale twice what it should be. */
 static void one_layer_scale_doubled(nn_model *m)
 {
-    const nn_view *v = nn_model_view(m, "block1.conv1.w");
-    float *w = view_weights(m, "block1.conv1.w");
+    const nn_view *v;
+    float *w = view_weights(m, "block1.conv1.w", &v);
     for (size_t i = 0; i < v->count; i++) w[i] *= 2;
 }
 
 /* The stem's taps read in the opposite order ([taps][ci][co]; tap t's opposite is NN_TAPS-1-t). */
 static void stem_taps_mirrored(nn_model *m)
 {
-    const nn_view *v = nn_model_view(m, "stem.conv.w");
-    float *w = view_weights(m, "stem.conv.w");
+    const nn_view *v;
+    float *w = view_weights(m, "stem.conv.w", &v);
     size_t per_tap = v->count / NN_TAPS;
     for (int t = 0; t < NN_TAPS / 2; t++)
         for (size_t i = 0; i < per_tap; i++) {
@@ -349,8 +350,8 @@ static void stem_taps_mirrored(nn_model *m)
  * off by one channel ([taps][ci][co]). */
 static void channel_scales_shifted(nn_model *m)
 {
-    const nn_view *v = nn_model_view(m, "block0.conv2.w");
-    float *w = view_weights(m, "block0.conv2.w");
+    const nn_view *v;
+    float *w = view_weights(m, "block0.conv2.w", &v);
     int co = v->dims[2];
     size_t rows = v->count / (size_t)co;
     float *peak = calloc((size_t)co, sizeof *peak);
