@@ -43,21 +43,31 @@ static void check_info(const ze_search_info *info) {
     ck_assert(info->value >= -1 && info->value <= 1);
 }
 
+/* Peek at the running search until its snapshot has more than `above` simulations (the wait
+ * is polled, not a fixed sleep, so a busy machine only makes it slower), for at most 60 s. */
+static ze_search_info wait_for_progress(ze_session *s, uint64_t above) {
+    ze_search_info info;
+    double t0 = mcts_now_s();
+    do {
+        sleep_ms(20);
+        ck_assert(ze_search_peek(s, &info));
+        ck_assert_msg(info.running, "the search ended: it was asked for 10 minutes");
+    } while (info.sims <= above && mcts_now_s() - t0 < 60);
+    ck_assert_msg(info.sims > above, "no progress past %llu simulations in 60 s", (unsigned long long)above);
+    return info;
+}
+
 START_TEST(search_reports_progress_and_stops) {
     ze_session *s = new_session("uct:1000000");
     char err[256];
     ze_search_info a, b;
     ck_assert(!ze_search_peek(s, &a));                        /* nothing started yet */
-    ck_assert_int_eq(ze_search_start(s, 0, 60000, err, sizeof err), 0);
-    sleep_ms(350);
-    ck_assert(ze_search_peek(s, &a));
-    sleep_ms(350);
-    ck_assert(ze_search_peek(s, &b));
-    ck_assert(a.running && b.running);
-    ck_assert_msg(b.sims > a.sims && a.sims > 0, "progress: %llu then %llu", (unsigned long long)a.sims, (unsigned long long)b.sims);
+    ck_assert_int_eq(ze_search_start(s, 0, 600000, err, sizeof err), 0);
+    a = wait_for_progress(s, 0);
+    b = wait_for_progress(s, a.sims);
     double t0 = mcts_now_s();
     ze_search_info fin;
-    ck_assert(ze_search_stop(s, &fin));                        /* mid-search: it was asked for 60 s */
+    ck_assert(ze_search_stop(s, &fin));                        /* mid-search: it was asked for 10 min */
     ck_assert_msg(mcts_now_s() - t0 < 5, "stop took %.1f s", mcts_now_s() - t0);
     ck_assert(!fin.running && fin.stopped);
     ck_assert(fin.sims >= b.sims);
@@ -136,8 +146,13 @@ START_TEST(analysis_calls_progress) {
     ck_assert_int_eq(mcts_agent_newgame(a, &p, 1, err, sizeof err), 0);
     progress_log log = { 0, 0, true };
     ze_search_info info;
-    ck_assert_int_eq(ze_analyse(a, &p, 0, 400, 50, NULL, on_progress, &log, &info, err, sizeof err), 0);
-    ck_assert_msg(log.calls >= 3, "progress called %d times in 400 ms with 50 ms slices", log.calls);
+    /* a simulation budget, not a time one: on a busy machine the search takes longer and
+     * reports more often, never less (each 50 ms slice runs at least 64 iterations) */
+    double t0 = mcts_now_s();
+    ck_assert_int_eq(ze_analyse(a, &p, 300000, 0, 50, NULL, on_progress, &log, &info, err, sizeof err), 0);
+    double ms = 1000 * (mcts_now_s() - t0);
+    ck_assert_msg(log.calls >= 3, "progress called %d times in %.0f ms with 50 ms slices", log.calls, ms);
+    ck_assert_msg(info.sims >= 300000, "root visits %llu", (unsigned long long)info.sims);
     ck_assert(log.increasing && info.sims >= log.last);
     ck_assert_int_eq(ze_analyse(a, &p, 0, 0, 50, NULL, NULL, NULL, &info, err, sizeof err), -1);
     mcts_agent_free(a);
