@@ -381,7 +381,7 @@ typedef struct { char path[128]; int status; double seconds; } engine_call;
 static void *call_engine(void *arg) {
     engine_call *c = arg;
     double t0 = mcts_now_s();
-    reply r = request("POST", c->path, "{\"time_ms\": 1500}");
+    reply r = request("POST", c->path, "{\"time_ms\": 3000}");
     c->status = r.status;
     c->seconds = mcts_now_s() - t0;
     free(r.raw);
@@ -400,13 +400,19 @@ START_TEST(games_do_not_wait_for_each_other) {
     path_of(c.path, sizeof c.path, ida, "engine");
     pthread_t th;
     pthread_create(&th, NULL, call_engine, &c);
-    struct timespec ts = { 0, 300000000L };
-    nanosleep(&ts, NULL);
-    double t0 = mcts_now_s();
     path_of(p, sizeof p, ida, NULL);
-    cJSON *s = expect("GET", p, NULL, 200);                       /* the thinking game answers */
-    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(s, "thinking")));
+    cJSON *s = NULL;
+    for (int i = 0; i < 500; i++) {                               /* polled: a busy machine is slower */
+        s = expect("GET", p, NULL, 200);                          /* the thinking game answers */
+        if (cJSON_IsTrue(cJSON_GetObjectItem(s, "thinking"))) break;
+        cJSON_Delete(s);
+        s = NULL;
+        struct timespec ts = { 0, 20000000L };
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_msg(s, "the engine did not start thinking within 10 s");
     cJSON_Delete(s);
+    double t0 = mcts_now_s();
     path_of(p, sizeof p, ida, "move");
     cJSON_Delete(expect("POST", p, "{\"move\": \"Wd4,a1\"}", 409));
     path_of(p, sizeof p, idb, "move");
