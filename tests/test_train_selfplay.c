@@ -324,9 +324,13 @@ START_TEST(stop_early_and_hold) {
     tr_selfplay_hold(sp, 1);
     sleep_ms(60);
     tr_selfplay_hold(sp, 0);
-    sleep_ms(30);
-    tr_selfplay_stop(sp);
     tr_selfplay_stats st;
+    for (int t = 0; t < 2000; t++) {                 /* until something was asked (a busy machine is slower) */
+        sleep_ms(5);
+        tr_selfplay_stats_get(sp, &st);
+        if (st.submitted > 0) break;
+    }
+    tr_selfplay_stop(sp);
     tr_selfplay_stats_get(sp, &st);
     ck_assert_int_gt(st.submitted, 0);
     ck_assert_int_eq(st.submitted, st.finished);
