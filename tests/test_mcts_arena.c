@@ -232,12 +232,12 @@ static double now_s(void) {
 START_TEST(cmd_agent_times_out) {
     signal(SIGPIPE, SIG_IGN);
     char err[512];
-    setenv("ZZ_CMD_TIMEOUT_MS", "300", 1);
+    setenv("ZZ_CMD_TIMEOUT_MS", "1000", 1);          /* a second: a busy machine still starts sh well within it */
     double t0 = now_s();
     ck_assert_ptr_null(mcts_agent_new("cmd:/bin/cat", 1, err, sizeof err));
     double dt = now_s() - t0;
-    ck_assert_msg(dt > 0.25 && dt < 5, "%.2f s", dt);
-    ck_assert_msg(strstr(err, "/bin/cat") && strstr(err, "no answer within 300 ms") && strstr(err, "ZZ_CMD_TIMEOUT_MS"),
+    ck_assert_msg(dt > 0.95 && dt < 8, "%.2f s", dt);
+    ck_assert_msg(strstr(err, "/bin/cat") && strstr(err, "no answer within 1000 ms") && strstr(err, "ZZ_CMD_TIMEOUT_MS"),
                   "%s", err);
     /* the same in a match: refused before any game, within seconds */
     mcts_match_config c;
@@ -263,11 +263,11 @@ START_TEST(cmd_agent_times_out) {
     t0 = now_s();
     ck_assert_int_ne(mcts_agent_choose(a, &p, &m, err, sizeof err), 0);
     dt = now_s() - t0;
-    ck_assert_msg(dt > 0.25 && dt < 5, "%.2f s", dt);
-    ck_assert_msg(strstr(err, "no answer within 300 ms"), "%s", err);
+    ck_assert_msg(dt > 0.95 && dt < 8, "%.2f s", dt);
+    ck_assert_msg(strstr(err, "no answer within 1000 ms"), "%s", err);
     t0 = now_s();
     ck_assert_int_ne(mcts_agent_newgame(a, &p, 2, err, sizeof err), 0);
-    ck_assert_msg(now_s() - t0 < 0.2 && strstr(err, "not running"), "%s", err);
+    ck_assert_msg(now_s() - t0 < 0.5 && strstr(err, "not running"), "%s", err);   /* no second wait */
     mcts_agent_free(a);
     /* a program that exits: its status is reported */
     ck_assert_ptr_null(mcts_agent_new("cmd:exit 3", 1, err, sizeof err));
