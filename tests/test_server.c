@@ -72,6 +72,21 @@ static cJSON *expect(const char *method, const char *path, const char *body, int
     return o;
 }
 
+/* GETs path (status 200) until its boolean `field` is `want`, at most `tries` times, step_ms
+ * apart: polled, so a busy machine is only slower.  Returns that answer, or NULL if it never was. */
+static cJSON *poll_until(const char *path, const char *field, bool want, int tries, long step_ms) {
+    for (int i = 0; i < tries; i++) {
+        if (i > 0) {
+            struct timespec ts = { step_ms / 1000, (step_ms % 1000) * 1000000L };
+            nanosleep(&ts, NULL);
+        }
+        cJSON *o = expect("GET", path, NULL, 200);
+        if ((cJSON_IsTrue(cJSON_GetObjectItem(o, field)) != 0) == want) return o;
+        cJSON_Delete(o);
+    }
+    return NULL;
+}
+
 static const char *str(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItem(o, k);
     ck_assert_msg(cJSON_IsString(v), "no string %s", k);
@@ -401,15 +416,7 @@ START_TEST(games_do_not_wait_for_each_other) {
     pthread_t th;
     pthread_create(&th, NULL, call_engine, &c);
     path_of(p, sizeof p, ida, NULL);
-    cJSON *s = NULL;
-    for (int i = 0; i < 500; i++) {                               /* polled: a busy machine is slower */
-        s = expect("GET", p, NULL, 200);                          /* the thinking game answers */
-        if (cJSON_IsTrue(cJSON_GetObjectItem(s, "thinking"))) break;
-        cJSON_Delete(s);
-        s = NULL;
-        struct timespec ts = { 0, 20000000L };
-        nanosleep(&ts, NULL);
-    }
+    cJSON *s = poll_until(p, "thinking", true, 500, 20);          /* the thinking game answers */
     ck_assert_msg(s, "the engine did not start thinking within 10 s");
     cJSON_Delete(s);
     double t0 = mcts_now_s();
@@ -521,15 +528,7 @@ START_TEST(review_of_a_game) {
     snprintf(id, sizeof id, "%s", str(r, "id"));
     cJSON_Delete(r);
     snprintf(p, sizeof p, "/api/reviews/%s", id);
-    cJSON *s = NULL;
-    for (int i = 0; i < 200; i++) {
-        s = expect("GET", p, NULL, 200);
-        if (!cJSON_IsTrue(cJSON_GetObjectItem(s, "running"))) break;
-        cJSON_Delete(s);
-        s = NULL;
-        struct timespec ts = { 0, 50000000L };
-        nanosleep(&ts, NULL);
-    }
+    cJSON *s = poll_until(p, "running", false, 200, 50);
     ck_assert_msg(s, "the review did not end");
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s, "error")));
     ck_assert_int_eq(cJSON_GetObjectItem(s, "done")->valueint, 6);
@@ -599,14 +598,8 @@ START_TEST(idle_games_are_freed) {
     snprintf(p, sizeof p, "/api/reviews/%s", str(r, "id"));
     cJSON_Delete(r);
     nanosleep(&ts, NULL);                                         /* 2 s unasked, of ~3.2 s running */
-    cJSON *v = expect("GET", p, NULL, 200);
-    for (int i = 0; i < 100 && cJSON_IsTrue(cJSON_GetObjectItem(v, "running")); i++) {
-        struct timespec poll = { 0, 100000000L };
-        nanosleep(&poll, NULL);
-        cJSON_Delete(v);
-        v = expect("GET", p, NULL, 200);
-    }
-    ck_assert(!cJSON_IsTrue(cJSON_GetObjectItem(v, "running")));
+    cJSON *v = poll_until(p, "running", false, 101, 100);
+    ck_assert(v && !cJSON_IsTrue(cJSON_GetObjectItem(v, "running")));
     cJSON_Delete(v);
     nanosleep(&ts, NULL);
     cJSON_Delete(expect("GET", p, NULL, 404));                    /* ended, then idle: freed */
