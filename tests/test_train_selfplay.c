@@ -226,6 +226,28 @@ START_TEST(quiet_leaves_reach_the_search) {
 }
 END_TEST
 
+/* --tactic-prior reaches the searches: a prior floor out of range is refused by the searchers'
+ * own check (so the value got there), and self-play with the floor on (an alpha-beta quiescence
+ * per search thread) plays well-formed games. */
+START_TEST(tactic_prior_reaches_the_search) {
+    count_ctx cc = { .rng = 7 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, count_clone };
+    tr_selfplay_config c = small_config();
+    char err[256] = "";
+    c.tactic_prior = 1.5;
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "tactic_prior") != NULL, "%s", err);
+    c.tactic_prior = 0.05;
+    tr_selfplay *sp = start_selfplay(&c, &ev);
+    sample_counts sc = { 0, 0 };
+    ck_assert_int_ge(poll_games(sp, 16, look_counting, &sc), 16);
+    tr_selfplay_stop(sp);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    tr_selfplay_free(sp);
+    count_free_copies(&cc);
+}
+END_TEST
+
 /* Training's live network copied for a second evaluator thread (a lane): the same answers; a
  * publish reaches every lane, and counts as staged only once every lane has taken the previous
  * weights; the counts add up, also after a lane is freed; lanes and the first free in any order. */
@@ -572,6 +594,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, gumbel_selfplay_targets);
     tcase_add_test(tc, alpha_beta_opponents);
     tcase_add_test(tc, quiet_leaves_reach_the_search);
+    tcase_add_test(tc, tactic_prior_reaches_the_search);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

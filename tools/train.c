@@ -82,6 +82,10 @@ static void usage(FILE *f) {
             "  --force-prior X      self-play searches multiply the priors of placements that force the\n"
             "                       next player to capture by 1 + X (default %.2g: off; the agent option\n"
             "                       forceprior=)\n"
+            "  --tactic-prior P     self-play searches give a placement that wins an exchange (alpha-\n"
+            "                       beta's capture quiescence gains 100 points or more) a prior of at\n"
+            "                       least P, 0..1, at the root and the replies to its moves (default %.2g:\n"
+            "                       off; the agent option tactic=)\n"
             "  --quiet-leaves N     self-play leaves where the mover must capture are valued after the\n"
             "                       exchange: every capture played out to quiet positions, the network's\n"
             "                       values there minimaxed, trees of at most N positions (default %d: off;\n"
@@ -101,7 +105,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, d.sp.quiet_nodes, d.sp.q_target,
+            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
             d.sp.pass_forced);
 }
 
@@ -147,6 +151,7 @@ static const numeric_option NUMERIC_OPTIONS[] = {
     RUN_DOUBLE("--rollout-mix", 0, 1, rollout_mix),
     RUN_DOUBLE("--q-target", 0, 1, sp.q_target),
     RUN_DOUBLE("--force-prior", 0, 1000, sp.force_prior),
+    RUN_DOUBLE("--tactic-prior", 0, 1, sp.tactic_prior),
     RUN_INT("--quiet-leaves", 0, 4096, sp.quiet_nodes),
     RUN_DOUBLE("--lr", 1e-6, 10, lr),
     RUN_DOUBLE("--lr-tail", 0, 0.9, lr_tail),

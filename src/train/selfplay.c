@@ -541,6 +541,7 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     if (cfg->gumbel_m > 0) pc.noise = 0;
     pc.pass_forced = cfg->pass_forced;
     pc.force_prior = cfg->force_prior;
+    pc.tactic_prior = cfg->tactic_prior;
     pc.max_nodes = cfg->max_nodes;
     pc.max_edges = cfg->max_edges;
     for (int i = 0; i < sp->ngames; i++) {

@@ -72,6 +72,10 @@ typedef struct {
     double ab_ms;              /* its time per move in milliseconds (0: the depth alone) */
     double force_prior;        /* the searches raise the priors of placements that force a capture
                                   (mcts_puct_config.force_prior; 0: off) */
+    double tactic_prior;       /* > 0: the searches give a placement that wins an exchange (by
+                                  alpha-beta's capture quiescence) a prior of at least this, at the
+                                  root and the replies to its moves (mcts_puct_config.tactic_prior,
+                                  tactic.h; the agent option tactic=); 0: off */
     int quiet_nodes;           /* > 0: leaves where the mover must capture are valued at the quiet
                                   positions after the exchange, capture trees of at most this many
                                   positions (mcts_eval_quiet_new; the agent option quiet=); 0: off */
