@@ -464,7 +464,8 @@ START_TEST(tools_numeric_options_in_range) {
         { "strength", "--early-stop -1", "--early-stop" }, { "strength", "--opening-plies 17", "--opening-plies" },
         { "train", "--minutes -1", "--minutes" }, { "train", "--rings 40", "--rings" },
         { "train", "--blocks 0", "--blocks" }, { "train", "--gumbel 65", "--gumbel" },
-        { "train", "--q-target 1.5", "--q-target" }, { "train", "--tactic-prior 2", "--tactic-prior" }, { "train", "--blocks 2.5", "--blocks" },
+        { "train", "--q-target 1.5", "--q-target" }, { "train", "--blocks 2.5", "--blocks" },
+        { "train", "--tactic-prior 2", "--tactic-prior" },
         { "train", "--seed 1e3", "--seed" }, { "train", "--resume --fresh", "--resume" },
         { "strength", "--parallel 300", "--parallel" }, { "strength", "--games 2.5", "--games" },
         { "strength", "--games 2 --vs random --vs bogus:1", "--vs bogus:1" },     /* refused before any game */
