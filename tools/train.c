@@ -10,6 +10,7 @@
 #include "train/recipe.h"
 #include "cuda/backend.h"
 #include "mcts/ab.h"
+#include "mcts/puct.h"
 #include <signal.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -26,6 +27,8 @@ static void on_signal(int sig) { (void)sig; g_stop = 1; }
 static void usage(FILE *f) {
     tr_run_config d;
     tr_run_config_default(&d);
+    mcts_puct_config puct; /* the searches' tactic margin, which --tactic-prior uses */
+    mcts_puct_config_default(&puct);
     fprintf(f,
             "usage: train [options]   (make train TRAIN_ARGS=\"...\")\n"
             "  --out DIR            output directory (default runs/default; runs/gpu with a GPU)\n"
@@ -83,7 +86,7 @@ static void usage(FILE *f) {
             "                       next player to capture by 1 + X (default %.2g: off; the agent option\n"
             "                       forceprior=)\n"
             "  --tactic-prior P     self-play searches give a placement that wins an exchange (alpha-\n"
-            "                       beta's capture quiescence gains 100 points or more) a prior of at\n"
+            "                       beta's capture quiescence gains %d points or more) a prior of at\n"
             "                       least P, 0..1, at the root and the replies to its moves (default %.2g:\n"
             "                       off; the agent option tactic=)\n"
             "  --quiet-leaves N     self-play leaves where the mover must capture are valued after the\n"
@@ -105,7 +108,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
+            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
             d.sp.pass_forced);
 }
 
