@@ -1,14 +1,19 @@
 /* test_nn_transfer.c — carrying a network over to another board (src/nn/transfer.h): where the
  * boards are laid on each other, that every board-free tensor is copied, that the value head's
  * rows follow their cells, and that the identity and round trips through a larger board give the
- * network back exactly; and growing a network wider and deeper (src/nn/grow.h) without changing
- * what it computes. */
+ * network back exactly; that a network refuses another board's positions, saying how to carry it
+ * over, and plays them once carried; and growing a network wider and deeper (src/nn/grow.h)
+ * without changing what it computes. */
+#include "mcts/evaluator.h"
+#include "nn/checkpoint.h"
 #include "nn/grow.h"
 #include "nn/transfer.h"
 #include "helpers.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static nn_model *small_net(zz_board_kind board, uint64_t seed)
 {
@@ -209,6 +214,41 @@ START_TEST(growing_keeps_the_function) {
 }
 END_TEST
 
+/* Evaluate the starting position of `board` with the network saved at `path`: mcts_evaluate's
+ * return, its message in err. */
+static int evaluate_start(const char *path, zz_board_kind board, char *err, size_t errlen)
+{
+    mcts_evaluator *e = mcts_eval_nn_new(path, err, errlen);
+    ck_assert_msg(e != NULL, "%s", err);
+    static zz_move moves[ZZ_MAX_MOVES];
+    static float priors[ZZ_MAX_MOVES];
+    zz_pos p;
+    zz_pos_init(&p, board);
+    mcts_eval_item item = { .pos = &p, .moves = moves, .nmoves = zz_gen_moves(&p, moves), .priors = priors };
+    int rc = mcts_evaluate(e, &item, 1, err, errlen);
+    mcts_evaluator_free(e);
+    return rc;
+}
+
+START_TEST(other_board_refused_until_carried_over) {
+    char err[512], path[] = "/tmp/zz-transfer-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    nn_model *m48 = small_net(ZZ_B48, 11);
+    ck_assert_msg(!nn_checkpoint_save(path, m48, 1, false, err, sizeof err), "%s", err);
+    ck_assert_int_eq(evaluate_start(path, ZZ_B37, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "plays the 48-ring board, not the 37-ring one") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "tools/train --rings 37 --init NET --steps 1") != NULL, "%s", err);
+    nn_model *m37 = transfer(m48, ZZ_B37);
+    ck_assert_msg(!nn_checkpoint_save(path, m37, 1, false, err, sizeof err), "%s", err);
+    ck_assert_msg(evaluate_start(path, ZZ_B37, err, sizeof err) == 0, "%s", err);
+    nn_model_free(m37);
+    nn_model_free(m48);
+    remove(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nn_transfer");
@@ -217,6 +257,7 @@ int main(void)
     tcase_add_test(tc, own_board_is_identity);
     tcase_add_test(tc, round_trips_through_a_larger_board);
     tcase_add_test(tc, value_rows_follow_their_cells);
+    tcase_add_test(tc, other_board_refused_until_carried_over);
     tcase_add_test(tc, growing_keeps_the_function);
     suite_add_tcase(s, tc);
     return th_run(s);

@@ -32,8 +32,10 @@ int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval
                         float *logits, float *values, char *err, size_t errlen) {
     for (int i = 0; i < n; i++) {
         if (items[i].pos->board != g->kind) {
-            snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one",
-                     zz_board_get(g->kind)->rings, zz_pos_board(items[i].pos)->rings);
+            int rings = zz_pos_board(items[i].pos)->rings;
+            snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one (carry it over with "
+                     "tools/train --rings %d --init NET --steps 1 --out DIR: DIR/gen-0000.ckpt)",
+                     zz_board_get(g->kind)->rings, rings, rings);
             return -1;
         }
         pos[i] = *items[i].pos;
