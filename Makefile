@@ -184,18 +184,24 @@ $(BUILD)/tests/%: tests/%.c $(TEST_HELP) $(LIB) $(wildcard tests/*.h)
 
 # Every suite runs; the summary names the suites that failed, the suites that passed with checks
 # that did not run (tests/helpers.h th_skip appends a line to $ZZ_SKIP_LOG: no GPU, no archive,
-# ...: such a suite is not counted as passed in full) and every check that did not run.  The
-# status is 0 when no suite failed.
-SKIP_LOG := $(abspath $(BUILD))/skipped.log
+# ...: such a suite is not counted as passed in full) and every check that did not run.  Each
+# suite's output is kept in $(TEST_LOGS)/NAME.log, and a failed suite's failing checks (Check's
+# "file:line:F|E:case:test:..." lines, or its last lines when it printed none) are repeated in
+# the summary, so that the end of a CI log says what failed.  The status is 0 when no suite failed.
+SKIP_LOG  := $(abspath $(BUILD))/skipped.log
+TEST_LOGS := $(abspath $(BUILD))/test-logs
 test: info $(TESTS) $(TOOLS)
-	@: > $(SKIP_LOG); full=0; part=0; parts=""; failed=""; \
-	for t in $(TESTS); do echo "== $$t"; before=$$(wc -l < $(SKIP_LOG)); \
-	  if ZZ_SKIP_LOG=$(SKIP_LOG) ZZ_TOOLDIR=$(TOOLDIR) $$t; then \
+	@: > $(SKIP_LOG); mkdir -p $(TEST_LOGS); full=0; part=0; parts=""; failed=""; \
+	for t in $(TESTS); do echo "== $$t"; before=$$(wc -l < $(SKIP_LOG)); log=$(TEST_LOGS)/$${t##*/}.log; \
+	  { ZZ_SKIP_LOG=$(SKIP_LOG) ZZ_TOOLDIR=$(TOOLDIR) $$t; echo $$? > $$log.status; } 2>&1 | tee $$log; \
+	  if [ "$$(cat $$log.status)" = 0 ]; then \
 	    if [ "$$(wc -l < $(SKIP_LOG))" -gt "$$before" ]; then part=$$((part+1)); parts="$$parts $${t##*/}"; \
 	    else full=$$((full+1)); fi; \
 	  else failed="$$failed $${t##*/}"; fi; \
 	done; echo; \
 	n() { [ "$$1" = 1 ] && echo "$$1 $$2" || echo "$$1 $${2}s"; }; \
+	for f in $$failed; do echo "make test: $$f failed (exit $$(cat $(TEST_LOGS)/$$f.log.status)):"; \
+	  grep -E '^[^ :]+:[0-9]+:[FE]:' $(TEST_LOGS)/$$f.log | sed 's/^/  /' | grep . || tail -n 5 $(TEST_LOGS)/$$f.log | sed 's/^/  /'; done; \
 	if [ -n "$$failed" ]; then echo "make test: SOME SUITES FAILED:$$failed ($$((full+part)) of $(words $(TESTS)) suites passed)"; fi; \
 	if [ "$$part" = 0 ]; then echo "make test: $$(n $$full suite) passed in full"; \
 	else echo "make test: $$(n $$full suite) passed in full, $$(n $$part suite) passed with checks skipped:$$parts"; fi; \
