@@ -470,7 +470,8 @@ START_TEST(tools_numeric_options_in_range) {
         { "strength", "--parallel 300", "--parallel" }, { "strength", "--games 2.5", "--games" },
         { "strength", "--games 2 --vs random --vs bogus:1", "--vs bogus:1" },     /* refused before any game */
         { "strength", "--time 360001", "--vs uct10" }, { "strength", "--sims 4 --time 5", "--sims" },
-        { "strength", "--net /nonexistent/net.ckpt", "--net" }, { "analyse", "-m Wd4,g1 --time 0.5", "--time" },
+        { "strength", "--net /nonexistent/net.ckpt", "--net" },
+        { "strength", "--net weights/zertz37.ckpt --rings 61 --games 2 --vs random", "--net" },     /* wrong board */ { "analyse", "-m Wd4,g1 --time 0.5", "--time" },
         { "analyse", "-m Wd4,g1 --sims 0", "--sims" }, { "analyse", "-m Wd4,g1 --time -5", "--time" },
         { "analyse", "-m Wd4,g1 --threads 0", "--threads" }, { "analyse", "-m Wd4,g1 --thresholds 0.3,0.2,0.1", "--thresholds" },
         { "analyse", "-m Wd4,g1 --rings 40", "--rings" }, { "analyse", "-m Wd4,g1 --temperature 0", "--temperature" },

@@ -366,7 +366,8 @@ START_TEST(cmd_agent_stop_ends_the_program) {
 END_TEST
 
 /* tools/arena: every numeric option refused out of range with "zertz: arena: OPTION: ..." and
- * status 2, before anything runs; bad agents too; --help lists every option with its default;
+ * status 2, before anything runs; bad agents too, and a network of another board or none;
+ * --help lists every option with its default;
  * a ply cap by default, and the cap is a draw; cmd:/bin/cat ends within seconds with --cmd-timeout. */
 START_TEST(arena_tool_command_line) {
     char out[16384], err[2048];
@@ -390,6 +391,11 @@ START_TEST(arena_tool_command_line) {
         { "uct:99999999999999999999 random", "zertz: arena: uct:99999999999999999999: " },
         { "random uct:10,threads=999", "zertz: arena: uct:10,threads=999: option threads: " },
         { "random puct:uniform:10,eps=2", "zertz: arena: puct:uniform:10,eps=2: option eps: " },
+        /* a network is checked against the board before the first game, not refused in every one */
+        { "puct:weights/zertz37.ckpt:10 random --rings 48",
+          "zertz: arena: puct:weights/zertz37.ckpt:10: weights/zertz37.ckpt: the network plays the 37-ring board, "
+          "not the 48-ring one (carry it over with tools/train --rings 48" },
+        { "random puct:/nonexistent/net.ckpt:10", "zertz: arena: puct:/nonexistent/net.ckpt:10: weights '/nonexistent/net.ckpt': " },
     };
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
         int st = th_run_tool("test_mcts_arena", "arena", bad[i].args, 20, out, sizeof out, err, sizeof err);

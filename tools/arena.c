@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
     if (nspec != 2) return cli_bad(TOOL, "agents", "give two agents, A and B (see arena --help)");
     char err[512];
     for (int k = 0; k < 2; k++)
-        if (mcts_agent_check_spec(c.spec[k], err, sizeof err) != 0) return cli_bad(TOOL, c.spec[k], err);
+        if (mcts_agent_check_board(c.spec[k], c.board, err, sizeof err) != 0) return cli_bad(TOOL, c.spec[k], err);
     mcts_opening *openings = NULL;
     if (opening_plies > 0) {
         int want = (c.games + 1) / 2;

@@ -202,10 +202,11 @@ static int make_specs(const ladder_args *a, char *cand, size_t candlen, rung *ru
             return bad(k ? "--previous" : "--net", why);
         }
     }
-    char why[600], what[120];                 /* every spec checked before the first game */
-    if (mcts_agent_check_spec(cand, why, sizeof why) != 0) return bad("--net", why);
+    char why[600], what[120];                 /* every spec and network checked before the first game */
+    zz_board_kind board = zz_board_for_rings(a->rings)->kind;
+    if (mcts_agent_check_board(cand, board, why, sizeof why) != 0) return bad("--net", why);
     for (int k = 0; k < a->nvs; k++)
-        if (mcts_agent_check_spec(rungs[k].spec, why, sizeof why) != 0) {
+        if (mcts_agent_check_board(rungs[k].spec, board, why, sizeof why) != 0) {
             snprintf(what, sizeof what, "--vs %.60s", a->vs[k]);
             return bad(what, why);
         }

@@ -3,6 +3,8 @@
 #include "ab.h"
 #include "guard.h"
 #include "game/handicap.h"
+#include "mcts/eval_net.h"
+#include "nn/checkpoint.h"
 #include "nn/infer.h"
 #include "game/posstr.h"
 #include "mcts/clock.h"
@@ -514,6 +516,33 @@ int mcts_agent_check_spec(const char *spec, char *err, size_t errlen) {
         mcts_evaluator *e = mcts_eval_by_name(a->weights, 1, err, errlen);      /* checks K */
         if (!e) rc = -1;
         mcts_evaluator_free(e);
+    }
+    free(a);
+    return rc;
+}
+
+int mcts_agent_check_board(const char *spec, zz_board_kind board, char *err, size_t errlen) {
+    mcts_agent *a = calloc(1, sizeof *a);
+    if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
+    agent_defaults(a, AG_RANDOM, 1);
+    int rc = parse_spec(a, spec, err, errlen);
+    const char *w = a->weights;
+    bool file = rc == 0 && a->kind == AG_PUCT && strcmp(w, "uniform") && strcmp(w, "rollout") && strncmp(w, "rollout:", 8);
+    char path[1100], why[512];
+    nn_config cfg;
+    if (file && !strcmp(w, "default") && mcts_default_weights(board, path, sizeof path) != 0) {
+        snprintf(err, errlen, "no shipped network for the %d-ring board (%s; set ZZ_WEIGHTS_DIR or name a checkpoint)",
+                 zz_board_get(board)->rings, path);
+        rc = -1;
+    } else if (file && strcmp(w, "default")) {
+        if (nn_checkpoint_info(w, &cfg, NULL, NULL, why, sizeof why) != 0) {
+            snprintf(err, errlen, "weights '%s': %s", w, why);
+            rc = -1;
+        } else if (cfg.board != board) {
+            mcts_wrong_board_msg(cfg.board, board, why, sizeof why);
+            snprintf(err, errlen, "%s: %s", w, why);
+            rc = -1;
+        }
     }
     free(a);
     return rc;

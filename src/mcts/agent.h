@@ -117,6 +117,10 @@ void mcts_agent_help(FILE *f);
 /* Check a spec's syntax and ranges without building anything (no program started, no network
  * loaded): 0, or -1 with a message.  For tools that refuse bad usage before they start. */
 int mcts_agent_check_spec(const char *spec, char *err, size_t errlen);
+/* mcts_agent_check_spec, and that the network a PUCT spec names can play `board`: the shipped
+ * one exists for it ("default"), or the checkpoint's header (read, nothing loaded) is of that
+ * board.  For tools that play many games on one board: refused before the first, not in each. */
+int mcts_agent_check_board(const char *spec, zz_board_kind board, char *err, size_t errlen);
 /* Parse spec and build the agent (a cmd agent's program is started now).  threads_default
  * applies when the spec names no threads.  NULL with a message on a bad spec. */
 mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, size_t errlen);

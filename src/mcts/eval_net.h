@@ -14,6 +14,10 @@ typedef int (*mcts_net_run)(void *net, const zz_pos *pos, int n, float *logits, 
 /* mcts_net_run for the CPU net: net is an nn_infer (src/nn/infer.h). */
 int mcts_net_run_cpu(void *net, const zz_pos *pos, int n, float *logits, float *values, char *err, size_t errlen);
 
+/* "the network plays the N-ring board, not the M-ring one" with how to carry it over to M rings:
+ * the message for a network asked about another board's position, before or during play. */
+void mcts_wrong_board_msg(zz_board_kind net_board, zz_board_kind pos_board, char *err, size_t errlen);
+
 /* Check that the items are on g's board, copy their positions into pos[n], run the network, and
  * write each item's priors (the factorised policy over its legal moves) and value.  0 or -1. */
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,

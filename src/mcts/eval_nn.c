@@ -28,14 +28,18 @@ static void name_nn(nn_ctx *c) {
     snprintf(c->name, sizeof c->name, "nn(step %ld%s%s)", c->step, p == NN_PREC_F32 ? "" : ", ", p == NN_PREC_F32 ? "" : nn_precision_name(p));
 }
 
+void mcts_wrong_board_msg(zz_board_kind net_board, zz_board_kind pos_board, char *err, size_t errlen) {
+    int rings = zz_board_get(pos_board)->rings;
+    snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one (carry it over with "
+             "tools/train --rings %d --init NET --steps 1 --out DIR: DIR/gen-0000.ckpt)",
+             zz_board_get(net_board)->rings, rings, rings);
+}
+
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
                         float *logits, float *values, char *err, size_t errlen) {
     for (int i = 0; i < n; i++) {
         if (items[i].pos->board != g->kind) {
-            int rings = zz_pos_board(items[i].pos)->rings;
-            snprintf(err, errlen, "the network plays the %d-ring board, not the %d-ring one (carry it over with "
-                     "tools/train --rings %d --init NET --steps 1 --out DIR: DIR/gen-0000.ckpt)",
-                     zz_board_get(g->kind)->rings, rings, rings);
+            mcts_wrong_board_msg(g->kind, (zz_board_kind)items[i].pos->board, err, errlen);
             return -1;
         }
         pos[i] = *items[i].pos;
