@@ -200,3 +200,9 @@ zz_move th_agent_move(const char *spec, const zz_pos *p, uint64_t seed) {
     mcts_agent_free(a);
     return m;
 }
+
+void th_temp_file(char *tmpl) {
+    int fd = mkstemp(tmpl);
+    ck_assert_msg(fd >= 0, "cannot create a temporary file from %s", tmpl);
+    close(fd);
+}

@@ -47,6 +47,9 @@ void th_perturb_model(nn_model *m, uint64_t *rng);
 /* A small 37-ring network (1 block x 8 channels, weights from seed) saved at path, for tests that
  * need a checkpoint but no particular play; fails the test when it cannot. */
 void th_save_small_net(const char *path, uint64_t seed);
+/* Create an empty file from a mkstemp template ("/tmp/name-XXXXXX", rewritten in place with the
+ * file's name); fails the test when it cannot.  The caller removes it. */
+void th_temp_file(char *tmpl);
 
 /* Say loudly that a check did not run, and why: a banner on stderr, and one line appended to the
  * file $ZZ_SKIP_LOG (when set: `make test` collects them into its summary). */

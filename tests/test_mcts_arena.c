@@ -308,9 +308,7 @@ static bool process_runs(long pid) {
 START_TEST(cmd_agent_stop_ends_the_program) {
     signal(SIGPIPE, SIG_IGN);
     char file[] = "/tmp/zz_cmd_pid_XXXXXX", spec[256], err[512];
-    int fd = mkstemp(file);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    th_temp_file(file);
     snprintf(spec, sizeof spec, "cmd:sh -c 'echo $$ > %s; exec sleep 1000'; true", file);
     setenv("ZZ_CMD_TIMEOUT_MS", "300", 1);
     double t0 = now_s();
@@ -333,9 +331,7 @@ START_TEST(cmd_agent_stop_ends_the_program) {
 
     /* a tool ended by SIGTERM (or Ctrl-C) while its program hangs takes the program with it */
     snprintf(file, sizeof file, "/tmp/zz_cmd_pid_XXXXXX");
-    fd = mkstemp(file);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    th_temp_file(file);
     snprintf(spec, sizeof spec, "cmd:sh -c 'echo $$ > %s; exec sleep 1000'; true", file);
     pid_t tool = fork();
     ck_assert_int_ge(tool, 0);

@@ -636,9 +636,7 @@ START_TEST(puct_network_evaluator) {
 #endif
     /* a small random network, saved and loaded back as an evaluator */
     char path[] = "/tmp/zz-puct-net-XXXXXX", err[256];
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    th_temp_file(path);
     nn_config cfg;
     nn_config_default(&cfg, ZZ_B37);
     cfg.channels = 8;

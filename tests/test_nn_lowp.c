@@ -559,9 +559,7 @@ START_TEST(selfplay_net_in_int8)
     for (size_t i = 0; i < nn_model_nparams(m); i++)       /* the trainer moves the weights */
         nn_buf_set(m, m->param, i, nn_buf_get(m, m->param, i) * (1.0 + 0.05 * (double)(i % 7) / 7.0));
     ck_assert_int_eq(tr_live_eval_publish(live, m, err, sizeof err), 1);
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    th_temp_file(path);
     ck_assert_msg(!nn_checkpoint_save(path, m, step, false, err, sizeof err), "%s", err);
     mcts_evaluator *moved = mcts_eval_nn_new(path, err, sizeof err);
     ck_assert_msg(moved && !mcts_eval_nn_set_precision(moved, "int8", err, sizeof err), "%s", err);

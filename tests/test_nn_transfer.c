@@ -232,9 +232,7 @@ static int evaluate_start(const char *path, zz_board_kind board, char *err, size
 
 START_TEST(other_board_refused_until_carried_over) {
     char err[512], path[] = "/tmp/zz-transfer-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    th_temp_file(path);
     nn_model *m48 = small_net(ZZ_B48, 11);
     ck_assert_msg(!nn_checkpoint_save(path, m48, 1, false, err, sizeof err), "%s", err);
     ck_assert_int_eq(evaluate_start(path, ZZ_B37, err, sizeof err), -1);
