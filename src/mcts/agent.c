@@ -302,6 +302,12 @@ int mcts_default_guard_top(zz_board_kind board) { return board == ZZ_B37 ? 0 : 4
 
 int mcts_agent_guard_top(const mcts_agent *a) { return a->kind == AG_PUCT && a->guard > 0 ? a->guard_top : 0; }
 
+/* The message for "default" weights with no shipped network for the board (path: where looked). */
+static void no_shipped_network(zz_board_kind board, const char *path, char *err, size_t errlen) {
+    snprintf(err, errlen, "no shipped network for the %d-ring board (%s; set ZZ_WEIGHTS_DIR or name a checkpoint)",
+             zz_board_get(board)->rings, path);
+}
+
 /* (Re)build the agent's evaluator for `board`: its weights (the shipped ones for "default"),
  * wrapped in the rollout mix when asked. */
 static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *err, size_t errlen) {
@@ -311,8 +317,7 @@ static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *er
     const char *w = a->weights;
     if (!strcmp(w, "default")) {
         if (mcts_default_weights(board, path, sizeof path) != 0) {
-            snprintf(err, errlen, "no shipped network for the %d-ring board (%s; set ZZ_WEIGHTS_DIR or name a checkpoint)",
-                     zz_board_get(board)->rings, path);
+            no_shipped_network(board, path, err, errlen);
             return -1;
         }
         w = path;
@@ -531,8 +536,7 @@ int mcts_agent_check_board(const char *spec, zz_board_kind board, char *err, siz
     char path[1100], why[512];
     nn_config cfg;
     if (file && !strcmp(w, "default") && mcts_default_weights(board, path, sizeof path) != 0) {
-        snprintf(err, errlen, "no shipped network for the %d-ring board (%s; set ZZ_WEIGHTS_DIR or name a checkpoint)",
-                 zz_board_get(board)->rings, path);
+        no_shipped_network(board, path, err, errlen);
         rc = -1;
     } else if (file && strcmp(w, "default")) {
         if (nn_checkpoint_info(w, &cfg, NULL, NULL, why, sizeof why) != 0) {
