@@ -595,7 +595,12 @@ START_TEST(puct_builtin_evaluators) {
     ck_assert_ptr_null(mcts_eval_by_name("weights/none.ckpt", 1, err, sizeof err));
     ck_assert_msg(strstr(err, "weights/none.ckpt") != NULL, "%s", err);
     const char *names[] = { "uniform", "rollout", "rollout:4" };
+    ck_assert(!mcts_eval_is_builtin("weights/none.ckpt") && !mcts_eval_is_builtin("rollouts"));
+    ck_assert(mcts_eval_is_builtin("rollout:x"));             /* by_name then refuses K */
+    ck_assert_ptr_null(mcts_eval_by_name("rollout:x", 1, err, sizeof err));
+    ck_assert_msg(strstr(err, "rollout:K needs K") != NULL, "%s", err);
     for (int k = 0; k < 3; k++) {
+        ck_assert(mcts_eval_is_builtin(names[k]));
         mcts_evaluator *ev = mcts_eval_by_name(names[k], 1, err, sizeof err);
         ck_assert_ptr_nonnull(ev);
         mcts_puct_config c;

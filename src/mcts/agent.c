@@ -532,7 +532,7 @@ int mcts_agent_check_board(const char *spec, zz_board_kind board, char *err, siz
     agent_defaults(a, AG_RANDOM, 1);
     int rc = parse_spec(a, spec, err, errlen);
     const char *w = a->weights;
-    bool file = rc == 0 && a->kind == AG_PUCT && strcmp(w, "uniform") && strcmp(w, "rollout") && strncmp(w, "rollout:", 8);
+    bool file = rc == 0 && a->kind == AG_PUCT && !mcts_eval_is_builtin(w);
     char path[1100], why[512];
     nn_config cfg;
     if (file && !strcmp(w, "default") && mcts_default_weights(board, path, sizeof path) != 0) {

@@ -139,11 +139,21 @@ mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda
     return mcts_eval_blend_new(inner, own, lambda, judge, "rollout");
 }
 
+bool mcts_eval_is_builtin(const char *name) {
+    return !strcmp(name, "uniform") || !strcmp(name, "rollout") || !strncmp(name, "rollout:", 8);
+}
+
 mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, size_t errlen) {
     mcts_evaluator *e = NULL;
+    if (!mcts_eval_is_builtin(name)) {
+        char why[256];
+        if ((e = mcts_eval_nn_new(name, why, sizeof why))) return e;
+        snprintf(err, errlen, "weights '%s': %s (built-in evaluators: uniform, rollout, rollout:K)", name, why);
+        return NULL;
+    }
     if (!strcmp(name, "uniform")) e = mcts_eval_uniform_new();
     else if (!strcmp(name, "rollout")) e = mcts_eval_rollout_new(1, seed);
-    else if (!strncmp(name, "rollout:", 8)) {
+    else {                                                   /* "rollout:K" */
         char *end;
         errno = 0;
         long k = strtol(name + 8, &end, 10);
@@ -152,11 +162,6 @@ mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, si
             return NULL;
         }
         e = mcts_eval_rollout_new((int)k, seed);
-    } else {
-        char why[256];
-        if ((e = mcts_eval_nn_new(name, why, sizeof why))) return e;
-        snprintf(err, errlen, "weights '%s': %s (built-in evaluators: uniform, rollout, rollout:K)", name, why);
-        return NULL;
     }
     if (!e) snprintf(err, errlen, "out of memory");
     return e;

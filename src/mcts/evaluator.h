@@ -84,5 +84,8 @@ mcts_evaluator *mcts_eval_quiet_new(mcts_evaluator *inner, bool own, int max_nod
  * a checkpoint file.  NULL with a message when it cannot be built. */
 enum { MCTS_ROLLOUTS_MAX = 1000 };
 mcts_evaluator *mcts_eval_by_name(const char *name, uint64_t seed, char *err, size_t errlen);
+/* Whether mcts_eval_by_name reads name as a built-in evaluator ("uniform", "rollout",
+ * "rollout:...", K unchecked) rather than as a checkpoint file. */
+bool mcts_eval_is_builtin(const char *name);
 
 #endif
