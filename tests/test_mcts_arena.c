@@ -55,7 +55,8 @@ END_TEST
 
 /* Counts and options out of range, not numbers, or fractions of whole-number options are refused
  * (never wrapped: uct:99999999999999999999 used to be 2^64-1 iterations, a search for ever), by
- * mcts_agent_new and by mcts_agent_check_spec alike; the message names the option and its range. */
+ * mcts_agent_new, mcts_agent_check_spec and mcts_agent_check_board alike; the message names the option and its
+ * range. */
 START_TEST(agent_spec_ranges) {
     char err[256];
     const struct { const char *spec, *says; } bad[] = {
@@ -81,6 +82,10 @@ START_TEST(agent_spec_ranges) {
         ck_assert_msg(strstr(err, bad[i].says) != NULL, "'%s': %s", bad[i].spec, err);
         err[0] = 0;
         ck_assert_msg(mcts_agent_check_spec(bad[i].spec, err, sizeof err) != 0, "'%s' passed the check", bad[i].spec);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "'%s': %s", bad[i].spec, err);
+        err[0] = 0;     /* the board check includes the spec check (rollout:K's K once slipped past it) */
+        ck_assert_msg(mcts_agent_check_board(bad[i].spec, ZZ_B37, err, sizeof err) != 0, "'%s' passed the board check",
+                      bad[i].spec);
         ck_assert_msg(strstr(err, bad[i].says) != NULL, "'%s': %s", bad[i].spec, err);
     }
     const char *good[] = { "random", "uct:1000000000000", "puct:uniform:2000000000,time=5", "uct:1,seed=123,threads=256",

@@ -512,7 +512,10 @@ static int parse_spec(mcts_agent *a, const char *spec, char *err, size_t errlen)
     return -1;
 }
 
-int mcts_agent_check_spec(const char *spec, char *err, size_t errlen) {
+/* Parse spec into a scratch agent and check what parse_spec leaves to the evaluator: rollout:K's
+ * K.  On success, *kind and weights (weights_len bytes) say what it names.  0, or -1 with a message. */
+static int check_spec_weights(const char *spec, int *kind, char *weights, size_t weights_len, char *err,
+                              size_t errlen) {
     mcts_agent *a = calloc(1, sizeof *a);
     if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
     agent_defaults(a, AG_RANDOM, 1);
@@ -522,17 +525,23 @@ int mcts_agent_check_spec(const char *spec, char *err, size_t errlen) {
         if (!e) rc = -1;
         mcts_evaluator_free(e);
     }
+    *kind = a->kind;
+    snprintf(weights, weights_len, "%s", a->weights);
     free(a);
     return rc;
 }
 
+int mcts_agent_check_spec(const char *spec, char *err, size_t errlen) {
+    int kind;
+    char w[sizeof ((mcts_agent *)0)->weights];
+    return check_spec_weights(spec, &kind, w, sizeof w, err, errlen);
+}
+
 int mcts_agent_check_board(const char *spec, zz_board_kind board, char *err, size_t errlen) {
-    mcts_agent *a = calloc(1, sizeof *a);
-    if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
-    agent_defaults(a, AG_RANDOM, 1);
-    int rc = parse_spec(a, spec, err, errlen);
-    const char *w = a->weights;
-    bool file = rc == 0 && a->kind == AG_PUCT && !mcts_eval_is_builtin(w);
+    int kind;
+    char w[sizeof ((mcts_agent *)0)->weights];
+    int rc = check_spec_weights(spec, &kind, w, sizeof w, err, errlen);
+    bool file = rc == 0 && kind == AG_PUCT && !mcts_eval_is_builtin(w);
     char path[1100], why[512];
     nn_config cfg;
     if (file && !strcmp(w, "default") && mcts_default_weights(board, path, sizeof path) != 0) {
@@ -548,7 +557,6 @@ int mcts_agent_check_board(const char *spec, zz_board_kind board, char *err, siz
             rc = -1;
         }
     }
-    free(a);
     return rc;
 }
 
