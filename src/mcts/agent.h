@@ -33,6 +33,8 @@
  * alpha-beta guard that replaces PUCT's move when alpha-beta finds it worse by guardmargin= points,
  * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guardtop=K,
  * default 0: alpha-beta after PUCT over PUCT's move and its K most visited others only; guard.h).
+ * cache=N (a network's answers kept for N positions, met again in a search or a later one of the
+ * game: eval_cache.h; default MCTS_EVAL_CACHE_DEFAULT, 0: none).
  * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
  * not a number, or a fraction for a whole-number option is refused with a message.
  *

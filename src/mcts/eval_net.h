@@ -4,6 +4,7 @@
 #ifndef MCTS_EVAL_NET_H
 #define MCTS_EVAL_NET_H
 
+#include "mcts/eval_cache.h"
 #include "mcts/evaluator.h"
 #include "nn/geom.h"
 
@@ -18,9 +19,12 @@ int mcts_net_run_cpu(void *net, const zz_pos *pos, int n, float *logits, float *
  * the message for a network asked about another board's position, before or during play. */
 void mcts_wrong_board_msg(zz_board_kind net_board, zz_board_kind pos_board, char *err, size_t errlen);
 
-/* Check that the items are on g's board, copy their positions into pos[n], run the network, and
- * write each item's priors (the factorised policy over its legal moves) and value.  0 or -1. */
+/* Check that the items are on g's board, run the network on their positions (copied into pos[n];
+ * logits[n][g->ncells][NN_HEADS] and values[n] are its scratch), and write each item's priors (the
+ * factorised policy over its legal moves) and value.  With a cache (eval_cache.h; NULL: none),
+ * positions stored there are answered from it and only the others are run, then stored.
+ * 0 or -1. */
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
-                        float *logits, float *values, char *err, size_t errlen);
+                        float *logits, float *values, mcts_eval_cache *cache, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* eval_nn.c — the network as an evaluator: a checkpoint (src/nn/checkpoint.h) folded into an
  * inference net (nn/infer.h) on the CPU; priors are the softmax of the factorised policy over
- * each position's legal moves (nn/policy.h), the value is the net's tanh output for the mover. */
+ * each position's legal moves (nn/policy.h), the value is the net's tanh output for the mover.
+ * Positions it has answered before come from its cache (eval_cache.h). */
 #include "evaluator.h"
 #include "mcts/eval_net.h"
 #include "nn/checkpoint.h"
@@ -19,6 +20,7 @@ typedef struct {
     float *logits;               /* [NN_EVAL_MAX_BATCH][P][NN_HEADS] */
     float *values;               /* [NN_EVAL_MAX_BATCH] */
     long step;                   /* the checkpoint's */
+    mcts_eval_cache *cache;      /* answers by position; NULL: none */
     char name[96];
 } nn_ctx;
 
@@ -36,19 +38,32 @@ void mcts_wrong_board_msg(zz_board_kind net_board, zz_board_kind pos_board, char
 }
 
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
-                        float *logits, float *values, char *err, size_t errlen) {
-    for (int i = 0; i < n; i++) {
+                        float *logits, float *values, mcts_eval_cache *cache, char *err, size_t errlen) {
+    size_t per = (size_t)g->ncells * NN_HEADS;
+    int misses = 0;
+    for (int i = 0; i < n; i++) {      /* answer the stored positions now (before any put moves them) */
         if (items[i].pos->board != g->kind) {
             mcts_wrong_board_msg(g->kind, (zz_board_kind)items[i].pos->board, err, errlen);
             return -1;
         }
-        pos[i] = *items[i].pos;
+        const float *stored = cache ? mcts_eval_cache_get(cache, items[i].pos, &items[i].value) : NULL;
+        if (stored)
+            nn_policy_priors(g, stored, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
+        else
+            pos[misses++] = *items[i].pos;
     }
-    if (run(net, pos, n, logits, values, err, errlen) != 0) return -1;
-    size_t per = (size_t)g->ncells * NN_HEADS;
-    for (int i = 0; i < n; i++) {
-        nn_policy_priors(g, logits + (size_t)i * per, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
-        items[i].value = values[i];
+    if (misses == 0) return 0;
+    if (run(net, pos, misses, logits, values, err, errlen) != 0) return -1;
+    /* pos[] holds the misses in item order, and no stored item equals a miss (the lookups came
+     * before any put, so a position is stored for every item that has it or for none): item i
+     * is the next miss exactly when it equals pos[k]. */
+    for (int i = 0, k = 0; i < n && k < misses; i++) {
+        if (!zz_pos_equal(items[i].pos, &pos[k])) continue;
+        const float *out = logits + (size_t)k * per;
+        nn_policy_priors(g, out, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
+        items[i].value = values[k];
+        if (cache) mcts_eval_cache_put(cache, items[i].pos, out, values[k]);
+        k++;
     }
     return 0;
 }
@@ -59,7 +74,8 @@ int mcts_net_run_cpu(void *net, const zz_pos *pos, int n, float *logits, float *
 
 static int nn_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     nn_ctx *c = self->ctx;
-    return mcts_eval_net_items(nn_infer_geom(c->inf), mcts_net_run_cpu, c->inf, items, n, c->pos, c->logits, c->values, err, errlen);
+    return mcts_eval_net_items(nn_infer_geom(c->inf), mcts_net_run_cpu, c->inf, items, n, c->pos, c->logits, c->values,
+                               c->cache, err, errlen);
 }
 
 static void nn_destroy(mcts_evaluator *self) {
@@ -67,6 +83,7 @@ static void nn_destroy(mcts_evaluator *self) {
     if (c) {
         nn_infer_free(c->inf);
         nn_model_free(c->model);
+        mcts_eval_cache_free(c->cache);
         free(c->pos);
         free(c->logits);
         free(c->values);
@@ -78,8 +95,10 @@ static void nn_destroy(mcts_evaluator *self) {
 static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen);
 
 /* An evaluator over model m (taken: freed with it, or here on failure), its convolutions in
- * precision p (which this CPU has).  NULL with a message. */
-static mcts_evaluator *nn_evaluator(nn_model *m, long step, nn_precision p, char *err, size_t errlen) {
+ * precision p (which this CPU has), with a cache of cache_entries slots (0: none).  NULL with a
+ * message. */
+static mcts_evaluator *nn_evaluator(nn_model *m, long step, nn_precision p, size_t cache_entries, char *err,
+                                    size_t errlen) {
     char why[256] = "out of memory";
     mcts_evaluator *e = calloc(1, sizeof *e);
     nn_ctx *c = calloc(1, sizeof *c);
@@ -99,9 +118,11 @@ static mcts_evaluator *nn_evaluator(nn_model *m, long step, nn_precision p, char
         c->pos = malloc(NN_EVAL_MAX_BATCH * sizeof *c->pos);
         c->logits = malloc((size_t)NN_EVAL_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
         c->values = malloc(NN_EVAL_MAX_BATCH * sizeof *c->values);
-        if (!c->pos || !c->logits || !c->values) snprintf(why, sizeof why, "out of memory");
+        if (cache_entries && !(c->cache = mcts_eval_cache_new(cache_entries, (size_t)g->ncells * NN_HEADS)))
+            snprintf(why, sizeof why, "out of memory");
+        else if (!c->pos || !c->logits || !c->values) snprintf(why, sizeof why, "out of memory");
     }
-    if (!c->inf || !c->pos || !c->logits || !c->values) {
+    if (!c->inf || !c->pos || !c->logits || !c->values || (cache_entries && !c->cache)) {
         snprintf(err, errlen, "%s", why);
         nn_destroy(e);
         return NULL;
@@ -124,7 +145,8 @@ static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen) 
         snprintf(err, errlen, "%s", why);
         return NULL;
     }
-    return nn_evaluator(m, c->step, nn_infer_precision(c->inf), err, errlen);
+    return nn_evaluator(m, c->step, nn_infer_precision(c->inf), c->cache ? mcts_eval_cache_entries(c->cache) : 0, err,
+                        errlen);
 }
 
 mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
@@ -132,21 +154,49 @@ mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
     long step = 0;
     nn_model *m = nn_checkpoint_load(path, NN_F32, &step, why, sizeof why);
     if (!m) { snprintf(err, errlen, "%s", why); return NULL; }
-    return nn_evaluator(m, step, nn_precision_default(), err, errlen);    /* available by construction */
+    return nn_evaluator(m, step, nn_precision_default(), MCTS_EVAL_CACHE_DEFAULT, err, errlen);  /* available by construction */
+}
+
+/* e's context when e is mcts_eval_nn_new's, else NULL with a message. */
+static nn_ctx *cpu_net(const mcts_evaluator *e, const char *what, char *err, size_t errlen) {
+    if (e && e->evaluate == nn_eval) return e->ctx;
+    snprintf(err, errlen, "%s applies to a CPU network only, not to '%s'", what, e && e->name ? e->name : "?");
+    return NULL;
 }
 
 int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen) {
-    if (!e || e->evaluate != nn_eval) {
-        snprintf(err, errlen, "a precision applies to a CPU network only, not to '%s'", e && e->name ? e->name : "?");
-        return -1;
-    }
+    nn_ctx *c = cpu_net(e, "a precision", err, errlen);
+    if (!c) return -1;
     nn_precision p;
     if (nn_precision_parse(precision, &p) != 0) {
         snprintf(err, errlen, "precision '%s': expected f32, bf16 or int8", precision);
         return -1;
     }
-    nn_ctx *c = e->ctx;
     if (nn_infer_set_precision(c->inf, p, err, errlen) != 0) return -1;
+    if (c->cache) mcts_eval_cache_clear(c->cache);     /* other arithmetic, other answers */
     name_nn(c);
     return 0;
+}
+
+int mcts_eval_nn_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t errlen) {
+    nn_ctx *c = cpu_net(e, "a cache", err, errlen);
+    if (!c) return -1;
+    if (entries > MCTS_EVAL_CACHE_MAX) {
+        snprintf(err, errlen, "a cache of %zu entries: at most %d", entries, MCTS_EVAL_CACHE_MAX);
+        return -1;
+    }
+    if (c->cache && entries && mcts_eval_cache_entries(c->cache) == entries) return 0;
+    mcts_eval_cache *fresh = NULL;
+    if (entries && !(fresh = mcts_eval_cache_new(entries, (size_t)nn_infer_geom(c->inf)->ncells * NN_HEADS))) {
+        snprintf(err, errlen, "out of memory (a cache of %zu entries)", entries);
+        return -1;
+    }
+    mcts_eval_cache_free(c->cache);
+    c->cache = fresh;
+    return 0;
+}
+
+mcts_eval_cache_stats mcts_eval_nn_cache_stats(const mcts_evaluator *e) {
+    const nn_ctx *c = e && e->evaluate == nn_eval ? e->ctx : NULL;
+    return c && c->cache ? mcts_eval_cache_get_stats(c->cache) : (mcts_eval_cache_stats){ 0, 0 };
 }
