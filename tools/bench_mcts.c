@@ -2,7 +2,8 @@
  * simulations/s with the uniform evaluator and with the shipped 37-ring network (its convolutions
  * in float, in bf16 and in int8, src/nn/bf16.h and int8.h, on one thread each; and in the
  * players' precision on 2 threads, with an evaluator each and with one shared through the
- * batcher, puct.h), and the lock-free queue's throughput.
+ * batcher, puct.h), PUCT over a game's searches with and without the network's cache of answers
+ * (eval_cache.h), and the lock-free queue's throughput.
  *
  *   bench_mcts [--iters N] [--sims N] [--quick]
  *
@@ -65,8 +66,9 @@ static double bench_uct(int threads, uint64_t iters, int reps, double *per_cpu) 
 }
 
 /* The evaluator of a row: uniform (prec NULL), or the shipped 37-ring network in prec ("f32",
- * "bf16", "int8").  Exits with a message when it cannot be made. */
-static mcts_evaluator *bench_evaluator(const char *prec) {
+ * "bf16", "int8") with a cache of cache_entries answers (0: none, so that a row measures the
+ * network).  Exits with a message when it cannot be made. */
+static mcts_evaluator *bench_evaluator(const char *prec, size_t cache_entries) {
     if (!prec) return mcts_eval_uniform_new();
     char path[1100], err[512];
     if (mcts_default_weights(ZZ_B37, path, sizeof path) != 0) {
@@ -74,7 +76,8 @@ static mcts_evaluator *bench_evaluator(const char *prec) {
         exit(1);
     }
     mcts_evaluator *ev = mcts_eval_nn_new(path, err, sizeof err);
-    if (!ev || mcts_eval_nn_set_precision(ev, prec, err, sizeof err) != 0) {
+    if (!ev || mcts_eval_nn_set_precision(ev, prec, err, sizeof err) != 0 ||
+        mcts_eval_nn_set_cache(ev, cache_entries, err, sizeof err) != 0) {
         fprintf(stderr, "zertz: bench_mcts: %s: %s\n", path, err);
         exit(1);
     }
@@ -88,7 +91,7 @@ static double bench_puct(int threads, int batch, uint64_t sims, int reps, const 
     double best = 0;
     char err[256];
     for (int r = 0; r < reps; r++) {
-        mcts_evaluator *ev = bench_evaluator(prec);
+        mcts_evaluator *ev = bench_evaluator(prec, 0);
         mcts_puct_config c;
         mcts_puct_config_default(&c);
         c.threads = threads;
@@ -110,6 +113,41 @@ static double bench_puct(int threads, int batch, uint64_t sims, int reps, const 
         mcts_evaluator_free(ev);
     }
     return best;
+}
+
+/* Simulations/s over a game of `moves` moves from the 37-ring opening, `sims` simulations each, one
+ * thread, tree reuse, the network in prec with a cache of cache_entries answers (0: none); the
+ * share of the network's answers that came from the cache in *hit_share.  The game is the same
+ * with the cache and without it (test_mcts_eval_cache). */
+static double bench_game(size_t cache_entries, uint64_t sims, int moves, const char *prec, double *hit_share) {
+    char err[256];
+    mcts_evaluator *ev = bench_evaluator(prec, cache_entries);
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.seed = 1;
+    mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
+    if (!s) { fprintf(stderr, "zertz: bench_mcts: %s\n", err); exit(1); }
+    zz_pos p;
+    zz_pos_init(&p, ZZ_B37);
+    mcts_puct_set_root(s, &p);
+    double seconds = 0, done = 0;
+    for (int i = 0; i < moves && !zz_over(&p); i++) {
+        mcts_search_stats st;
+        if (mcts_puct_search(s, sims, 0, false, &st, err, sizeof err) != 0) {
+            fprintf(stderr, "zertz: bench_mcts: PUCT search failed: %s\n", err);
+            exit(1);
+        }
+        seconds += st.seconds;
+        done += (double)st.iterations;
+        zz_move m = mcts_puct_pick(s, 0);
+        zz_apply(&p, m, NULL);
+        mcts_puct_advance(s, m);
+    }
+    mcts_eval_cache_stats cs = mcts_eval_nn_cache_stats(ev);
+    *hit_share = cs.lookups ? (double)cs.hits / (double)cs.lookups : 0;
+    mcts_puct_free(s);
+    mcts_evaluator_free(ev);
+    return seconds > 0 ? done / seconds : 0;
 }
 
 typedef struct { mcts_queue *q; long n; _Atomic long *left; } qarg;
@@ -172,7 +210,8 @@ int main(int argc, char **argv) {
             printf("usage: bench_mcts [--iters N] [--sims N] [--quick] [--gpu]\n"
                    "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
                    "evaluator; the shipped 37-ring network in f32, bf16 and int8, at most 2000 simulations,\n"
-                   "and on 2 threads with an evaluator each or one shared),\n"
+                   "and on 2 threads with an evaluator each or one shared; over the searches of a game,\n"
+                   "with the network's cache of answers and without it),\n"
                    "the lock-free queue's throughput; best of 3 runs.\n"
                    "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
                    "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
@@ -205,6 +244,9 @@ int main(int argc, char **argv) {
     const char *play = nn_precision_name(nn_precision_default());     /* what players use */
     double np1 = bench_puct(1, 8, nsims, reps, play, true), np2 = bench_puct(2, 8, nsims, reps, play, true);
     double np2b = bench_puct(2, 8, nsims, reps, play, false);
+    int game_moves = reps == 1 ? 10 : 24;
+    double share_off, share_on, g_off = bench_game(0, nsims, game_moves, play, &share_off),
+                                g_on = bench_game(MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, &share_on);
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -225,6 +267,10 @@ int main(int argc, char **argv) {
     printf("%-52s %14.0f   (x%.2f of 1 thread)\n", row, np2, np2 / np1);
     snprintf(row, sizeof row, "PUCT simulations, network %s, 2 workers + batcher", play);
     printf("%-52s %14.0f   (x%.2f of 1 thread)\n", row, np2b, np2b / np1);
+    snprintf(row, sizeof row, "PUCT in a game (%d moves), network %s, no cache", game_moves, play);
+    printf("%-52s %14.0f\n", row, g_off);
+    snprintf(row, sizeof row, "PUCT in a game (%d moves), network %s, cache", game_moves, play);
+    printf("%-52s %14.0f   (x%.2f; %.1f %% of the answers from the cache)\n", row, g_on, g_on / g_off, 100 * share_on);
     printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
     printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
     printf("%-52s %14.0f\n", "queue items, 2 producers -> 1 consumer", q2);
