@@ -17,7 +17,8 @@ typedef struct {
 struct mcts_eval_cache {
     size_t entries, per;
     size_t head_off, stride;  /* bytes: where a slot's head starts; a slot's size */
-    unsigned char *data;
+    unsigned char *data;      /* calloc'd: pages are touched only as slots are written */
+    bool written;             /* a put since the last clear (a clear of an unwritten table is free) */
     mcts_eval_cache_stats stats;
 };
 
@@ -70,10 +71,13 @@ void mcts_eval_cache_put(mcts_eval_cache *c, const zz_pos *p, const float *logit
     h->pos = *p;
     h->value = value;
     h->used = true;
+    c->written = true;
 }
 
 void mcts_eval_cache_clear(mcts_eval_cache *c) {
+    if (!c->written) return;
     for (size_t i = 0; i < c->entries; i++) slot_of(c, i)->used = false;
+    c->written = false;
 }
 
 mcts_eval_cache_stats mcts_eval_cache_get_stats(const mcts_eval_cache *c) { return c->stats; }
