@@ -442,42 +442,6 @@ START_TEST(precisions_refused_without_the_instructions)
 }
 END_TEST
 
-/* Players' default precision: int8 only where its kernel beats float.  The rule's cases, worked
- * by hand from cpuid's numbers: Zen (family 17h, model 01h, the EPYC 7001) and Zen+ (model 08h)
- * with the AVX2 kernel are slower in int8; Zen 2 (17h, 31h), Zen 3 (19h) and Intel are not; the
- * VNNI kernel is never slower; no kernel never beats float.  And the default follows the rule. */
-START_TEST(players_take_int8_where_it_is_faster)
-{
-    ck_assert(!nn_int8_beats_float_on(NN_INT8_AVX2, true, 0x17, 0x01));
-    ck_assert(!nn_int8_beats_float_on(NN_INT8_AVX2, true, 0x17, 0x08));
-    ck_assert(!nn_int8_beats_float_on(NN_INT8_AVX2, true, 0x17, 0x2f));
-    ck_assert(nn_int8_beats_float_on(NN_INT8_AVX2, true, 0x17, 0x31));
-    ck_assert(nn_int8_beats_float_on(NN_INT8_AVX2, true, 0x19, 0x01));
-    ck_assert(nn_int8_beats_float_on(NN_INT8_AVX2, false, 0x17, 0x01));     /* not AMD: another CPU */
-    ck_assert(nn_int8_beats_float_on(NN_INT8_VNNI, true, 0x17, 0x01));
-    ck_assert(!nn_int8_beats_float_on(NN_INT8_NONE, false, 6, 0x55));
-    const char *was = getenv("ZZ_NN_PRECISION");
-    char saved[32] = "";
-    if (was) snprintf(saved, sizeof saved, "%s", was);
-    unsetenv("ZZ_NN_PRECISION");
-    nn_precision want = nn_int8_available() && nn_int8_beats_float() ? NN_PREC_INT8 : NN_PREC_F32;
-    ck_assert_int_eq(nn_precision_default(), want);
-    nn_int8_disable(true);
-    ck_assert(!nn_int8_beats_float());
-    ck_assert_int_eq(nn_precision_default(), NN_PREC_F32);
-    nn_int8_disable(false);
-    setenv("ZZ_NN_PRECISION", "f32", 1);
-    ck_assert_int_eq(nn_precision_default(), NN_PREC_F32);
-    if (nn_int8_available()) {                    /* asked for by name, int8 runs wherever it can */
-        setenv("ZZ_NN_PRECISION", "int8", 1);
-        ck_assert_int_eq(nn_precision_default(), NN_PREC_INT8);
-    }
-    if (was) setenv("ZZ_NN_PRECISION", saved, 1);
-    else unsetenv("ZZ_NN_PRECISION");
-    fprintf(stderr, "test_nn_lowp: players' default precision on this CPU: %s\n", nn_precision_name(nn_precision_default()));
-}
-END_TEST
-
 START_TEST(int8_quantisation)
 {
     /* weights of one output channel: largest |w| = 1, so sw = 1/127 and wq = round(127·w), ties
@@ -632,7 +596,6 @@ int main(void)
     tcase_add_test(tc, int8_bounds_catch_a_wrong_scale_or_layout);
     tcase_add_test(tc, int8_batch_independent);
     tcase_add_test(tc, precisions_refused_without_the_instructions);
-    tcase_add_test(tc, players_take_int8_where_it_is_faster);
     tcase_add_test(tc, selfplay_net_in_int8);
     suite_add_tcase(s, tc);
     return th_run(s);

@@ -66,8 +66,7 @@ mcts_evaluator *mcts_eval_mix_new(mcts_evaluator *inner, bool own, double lambda
  * file, out of memory). */
 mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen);
 /* The arithmetic of a CPU network evaluator's convolutions: "f32", "bf16" or "int8" (src/nn/infer.h).
- * It starts as nn_precision_default() says: ZZ_NN_PRECISION, else int8 where the CPU has it and runs
- * it faster than float (nn_int8_beats_float).  -1
+ * It starts as nn_precision_default() says: ZZ_NN_PRECISION, else int8 where the CPU has it.  -1
  * with a message when e is not mcts_eval_nn_new's, the name is none of these, or the CPU lacks the
  * instructions. */
 int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen);

@@ -212,9 +212,7 @@ nn_precision nn_precision_default(void)
     static int warned;
     const char *s = getenv("ZZ_NN_PRECISION");
     nn_precision p;
-    if (!s || !*s)
-        return precision_available(NN_PREC_PLAY_DEFAULT) && (NN_PREC_PLAY_DEFAULT != NN_PREC_INT8 || nn_int8_beats_float())
-                   ? NN_PREC_PLAY_DEFAULT : NN_PREC_F32;
+    if (!s || !*s) return precision_available(NN_PREC_PLAY_DEFAULT) ? NN_PREC_PLAY_DEFAULT : NN_PREC_F32;
     if (!nn_precision_parse(s, &p) && precision_available(p)) return p;
     if (!warned++)
         fprintf(stderr, "zertz: warning: ZZ_NN_PRECISION=%s: %s; using f32\n", s,

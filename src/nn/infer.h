@@ -34,12 +34,11 @@ const nn_geom *nn_infer_geom(const nn_infer *inf);
  * with AVX512_VNNI or AVX2, the same bits on both).  The 1×1 layers and the value head stay float. */
 typedef enum { NN_PREC_F32 = 0, NN_PREC_BF16 = 1, NN_PREC_INT8 = 2 } nn_precision;
 /* What players use (mcts_eval_nn_new: the arena, the ladder, the engine, the server, analyse) when
- * ZZ_NN_PRECISION is unset, where the CPU has it and it is faster there than float (else float:
- * nn_int8_beats_float, int8.h): int8 won at equal time (src/nn README.md).  A new nn_infer is float; training stays float, and so does its self-play unless
+ * ZZ_NN_PRECISION is unset, where the CPU has it (else float): int8 won at equal time (src/nn
+ * README.md).  A new nn_infer is float; training stays float, and so does its self-play unless
  * tools/train --selfplay-precision says otherwise. */
 #define NN_PREC_PLAY_DEFAULT NN_PREC_INT8
-/* ZZ_NN_PRECISION = f32 | bf16 | int8; unset: NN_PREC_PLAY_DEFAULT where the CPU runs it faster
- * than float, else f32.  A precision this CPU lacks,
+/* ZZ_NN_PRECISION = f32 | bf16 | int8; unset: NN_PREC_PLAY_DEFAULT.  A precision this CPU lacks,
  * or a bad value, gives f32 with one warning on stderr. */
 nn_precision nn_precision_default(void);
 const char *nn_precision_name(nn_precision p);

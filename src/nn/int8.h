@@ -43,14 +43,6 @@ bool nn_int8_available(void);
  * k (NN_INT8_VNNI lifts the cap); nn_int8_disable(off) caps at NONE (off) or lifts the cap. */
 void nn_int8_cap(nn_int8_kernel k);
 void nn_int8_disable(bool off);
-/* Whether kernel k does a network's convolutions faster than float on a CPU of this vendor
- * (amd: AuthenticAMD), family and model (cpuid's, extended parts added in): yes, except the AVX2
- * kernel on AMD family 17h models below 30h (Zen and Zen+, whose 256-bit vector multiplies run as
- * two 128-bit halves: there vpmaddwd does no more multiply-adds a cycle than the float FMAs, and
- * the int8 path measured ×0.91 of float's PUCT simulations/s, src/nn/README.md); NONE never. */
-bool nn_int8_beats_float_on(nn_int8_kernel k, bool amd, int family, int model);
-/* The same for this CPU and its active kernel. */
-bool nn_int8_beats_float(void);
 /* "avx512-vnni", "avx2" or "none". */
 const char *nn_int8_kernel_name(nn_int8_kernel k);
 /* What a message says the int8 path needs. */

@@ -11,7 +11,6 @@
 #include <stdatomic.h>
 #include <string.h>
 #if NN_INT8_X86
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -45,38 +44,6 @@ nn_int8_kernel nn_int8_active_kernel(void)
 bool nn_int8_available(void) { return nn_int8_active_kernel() != NN_INT8_NONE; }
 void nn_int8_cap(nn_int8_kernel k) { kernel_cap = k; }
 void nn_int8_disable(bool off) { kernel_cap = off ? NN_INT8_NONE : NN_INT8_VNNI; }
-
-bool nn_int8_beats_float_on(nn_int8_kernel k, bool amd, int family, int model)
-{
-    if (k == NN_INT8_NONE) return false;
-    return !(k == NN_INT8_AVX2 && amd && family == 0x17 && model < 0x30);
-}
-
-/* This CPU's vendor, family and model from cpuid (false where there is no cpuid). */
-static bool cpu_identity(bool *amd, int *family, int *model)
-{
-#if NN_INT8_X86
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
-    *amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;      /* "Auth" "enti" "cAMD" */
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    int base_family = (int)((a >> 8) & 0xf), base_model = (int)((a >> 4) & 0xf);
-    *family = base_family == 0xf ? base_family + (int)((a >> 20) & 0xff) : base_family;
-    *model = base_family == 0xf || base_family == 0x6 ? base_model | (int)((a >> 12) & 0xf0) : base_model;
-    return true;
-#else
-    (void)amd, (void)family, (void)model;
-    return false;
-#endif
-}
-
-bool nn_int8_beats_float(void)
-{
-    bool amd = false;
-    int family = 0, model = 0;
-    cpu_identity(&amd, &family, &model);
-    return nn_int8_beats_float_on(nn_int8_active_kernel(), amd, family, model);
-}
 
 const char *nn_int8_kernel_name(nn_int8_kernel k)
 {
