@@ -118,9 +118,8 @@ static mcts_evaluator *nn_evaluator(nn_model *m, long step, nn_precision p, size
         c->pos = malloc(NN_EVAL_MAX_BATCH * sizeof *c->pos);
         c->logits = malloc((size_t)NN_EVAL_MAX_BATCH * g->ncells * NN_HEADS * sizeof *c->logits);
         c->values = malloc(NN_EVAL_MAX_BATCH * sizeof *c->values);
-        if (cache_entries && !(c->cache = mcts_eval_cache_new(cache_entries, (size_t)g->ncells * NN_HEADS)))
-            snprintf(why, sizeof why, "out of memory");
-        else if (!c->pos || !c->logits || !c->values) snprintf(why, sizeof why, "out of memory");
+        c->cache = cache_entries ? mcts_eval_cache_new(cache_entries, (size_t)g->ncells * NN_HEADS) : NULL;
+        if (!c->pos || !c->logits || !c->values || (cache_entries && !c->cache)) snprintf(why, sizeof why, "out of memory");
     }
     if (!c->inf || !c->pos || !c->logits || !c->values || (cache_entries && !c->cache)) {
         snprintf(err, errlen, "%s", why);
