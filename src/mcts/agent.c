@@ -107,6 +107,7 @@ static const agent_option OPTIONS[] = {
     { "fast", FOR_PUCT, 1, 2e9, true, "simulations of a fast search" },
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "ptemp", FOR_PUCT, 0.1, 10, false, "prior temperature: priors as p^(1/ptemp), renormalised (1: the network's)" },
+    { "rootsym", FOR_PUCT, 0, 12, true, "the root's priors averaged over this many symmetries of the board (12 on 37 and 61 rings, 6 on 48; 0 or 1: off)" },
     { "forceprior", FOR_PUCT, 0, 1000, false, "priors of placements that force the next player to capture times 1 + forceprior, renormalised (0: off)" },
     { "tactic", FOR_PUCT, 0, 1, false, "a placement whose exchange wins tacticmargin= points (alpha-beta's capture quiescence) gets at least this prior, at the root and tacticdepth= plies below (0: off)" },
     { "tacticdepth", FOR_PUCT, 0, 64, true, "tactic=: plies below the root where it applies" },
@@ -166,6 +167,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "fast")) a->pcfg.sims_fast = (int)v;
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "ptemp")) a->pcfg.prior_temp = v;
+    else if (!strcmp(k, "rootsym")) a->pcfg.root_syms = (int)v;
     else if (!strcmp(k, "forceprior")) a->pcfg.force_prior = v;
     else if (!strcmp(k, "tactic")) a->pcfg.tactic_prior = v;
     else if (!strcmp(k, "tacticdepth")) a->pcfg.tactic_depth = (int)v;
@@ -223,6 +225,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "fast")) return a->pcfg.sims_fast;
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "ptemp")) return a->pcfg.prior_temp;
+    if (!strcmp(k, "rootsym")) return a->pcfg.root_syms;
     if (!strcmp(k, "forceprior")) return a->pcfg.force_prior;
     if (!strcmp(k, "tactic")) return a->pcfg.tactic_prior;
     if (!strcmp(k, "tacticdepth")) return a->pcfg.tactic_depth;

@@ -17,6 +17,7 @@
  *                                   tail live on separate lines. */
 #include "puct.h"
 #include "proof.h"
+#include "sym_eval.h"
 #include "tactic.h"
 #include "mcts/clock.h"
 #include "batcher.h"
@@ -107,6 +108,12 @@ mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *
         !(cfg->tactic_prior >= 0 && cfg->tactic_prior <= 1) || cfg->tactic_depth < 0) {
         snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob, prior_temp, force_prior, "
                               "tactic_prior or tactic_depth out of range)");
+        return NULL;
+    }
+    if (cfg->root_syms < 0 || cfg->root_syms > 12 ||
+        (cfg->root_syms > 1 && (cfg->force_prior > 0 || cfg->tactic_prior > 0))) {
+        snprintf(err, errlen, "bad PUCT configuration: root_syms must be 0..12 and cannot be combined with "
+                              "force_prior or tactic_prior");
         return NULL;
     }
     mcts_puct *s = calloc(1, sizeof *s);
@@ -679,6 +686,48 @@ void mcts_puct_root_noise(mcts_puct *s) {
     root->noised = 1;
 }
 
+/* ---- the root's priors averaged over symmetries (root_syms) ------------------------------------ */
+/* Replace the expanded root's edge priors by the mean of the evaluator's over cfg.root_syms
+ * symmetries (sym_eval.h), tempered and renormalised over the kept edges as expand() does, and
+ * its value by the mean value; opened children's priors follow, unopened edges are sorted again.
+ * Once per root.  0, or -1 with the evaluator's message. */
+static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
+    mcts_tree *t = &s->tree;
+    mcts_node *root = mcts_tree_root(t);
+    if (s->cfg.root_syms < 2 || root->sym_averaged || root->nedges == 0 ||
+        atomic_load(&root->state) != MCTS_EXPANDED)
+        return 0;
+    int n = (int)root->nedges;
+    mcts_edge *e = mcts_tree_edges(t, root->edges);
+    zz_move *moves = malloc((size_t)n * sizeof *moves);
+    float *avg = malloc((size_t)n * sizeof *avg);
+    float value = 0;
+    int rc = moves && avg ? 0 : -1;
+    if (rc) snprintf(err, errlen, "out of memory");
+    for (int i = 0; i < n && rc == 0; i++) moves[i] = e[i].move;
+    if (rc == 0) rc = mcts_eval_symmetric(s->ev, &t->root_pos, moves, n, s->cfg.root_syms, avg, &value, err, errlen);
+    if (rc == 0) {
+        double sum = 0, inv_temp = 1.0 / s->cfg.prior_temp;
+        for (int i = 0; i < n; i++) {
+            double p = avg[i] > 0 ? avg[i] : 0;
+            if (inv_temp != 1.0 && p > 0) p = pow(p, inv_temp);
+            e[i].prior = (float)p;
+            sum += p;
+        }
+        for (int i = 0; i < n; i++) e[i].prior = sum > 0 ? (float)(e[i].prior / sum) : 1.0f / (float)n;
+        root->value = value;
+        uint32_t open = atomic_load(&root->nopen);
+        MCTS_FOR_EACH_CHILD(t, root, c)
+            for (uint32_t i = 0; i < open; i++)
+                if (e[i].move == c->move) { c->prior = e[i].prior; break; }
+        if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
+        root->sym_averaged = 1;
+    }
+    free(moves);
+    free(avg);
+    return rc;
+}
+
 /* ---- the search ------------------------------------------------------------------------------ */
 static bool take_ticket(mcts_puct *s) {
     if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return false;
@@ -960,6 +1009,7 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
             k.evals++, k.batches++, k.done++;
         }
     }
+    if (rc == 0 && root_symmetry(s, ebuf, sizeof ebuf) != 0) rc = -1;
     if (rc == 0 && s->cfg.gumbel_m > 0 && sims > 0 && !gumbel_active(s))
         mcts_puct_gumbel_root(s, s->target > 1 ? s->target - 1 : 1);
     else if (rc == 0 && noise && s->cfg.noise_eps > 0) mcts_puct_root_noise(s);

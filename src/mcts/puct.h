@@ -21,7 +21,7 @@
  * always selected, one proven lost only when nothing else is left, the move choice follows the
  * proofs, and a search stops once its root is proven.
  *
- * Root options: Dirichlet noise (alpha = noise_alpha_total / legal moves), temperature for the
+ * Root options: priors averaged over symmetries of the board (root_syms), Dirichlet noise (alpha = noise_alpha_total / legal moves), temperature for the
  * move choice, tree reuse (mcts_puct_advance), and playout-cap randomisation (mcts_puct_think:
  * a full search with probability full_prob, else a fast one; only full searches are marked as
  * policy targets). */
@@ -65,6 +65,11 @@ typedef struct mcts_puct_config {
                                   this, before the sort and the renormalisation (0: off) */
     int tactic_depth;          /* default 1: the root and the replies to its moves */
     int tactic_margin;         /* default 100 (a white marble is 120) */
+    int root_syms;             /* > 1: a root's priors (and value) are the mean of the evaluator's
+                                  over the board's first root_syms symmetries (sym_eval.h; at most
+                                  12 on 37 and 61 rings, 6 on 48), once per root, before noise;
+                                  the edges kept stay those of the first evaluation (0, 1: off;
+                                  not with force_prior or tactic_prior) */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */

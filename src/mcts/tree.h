@@ -57,6 +57,7 @@ typedef struct mcts_node {
     uint8_t to_move;             /* player to move here */
     int8_t winner;               /* TERMINAL: 0 / 1, -1 for a draw */
     uint8_t noised;              /* root: Dirichlet noise already mixed into the priors */
+    uint8_t sym_averaged;        /* root: priors averaged over symmetries (PUCT's root_syms) */
     uint8_t passed;              /* PUCT: expanded unevaluated (one legal move, puct.h's
                                     pass_forced): no visit of its own, N = its child's N */
     _Atomic int8_t proof;        /* PUCT's solver: 0, or the game's result with best play for
