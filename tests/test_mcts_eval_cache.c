@@ -45,6 +45,10 @@ START_TEST(cache_finds_what_was_put) {
     ck_assert_ptr_nonnull(c);
     ck_assert_uint_eq(mcts_eval_cache_entries(c), 4);
     ck_assert_uint_eq(mcts_eval_cache_per(c), 7);
+    ck_assert_uint_eq(mcts_eval_cache_slots_for(1), 1);
+    ck_assert_uint_eq(mcts_eval_cache_slots_for(5), 4);
+    ck_assert_uint_eq(mcts_eval_cache_slots_for(16384), 16384);
+    ck_assert_uint_eq(mcts_eval_cache_slots_for(16385), 16384);
     zz_pos p = random_position(5, &rng);
     float logits[7] = { 1, -2, 3.5f, 0, 1e-7f, -1e9f, 42 }, v;
     ck_assert_ptr_null(mcts_eval_cache_get(c, &p, &v));
@@ -118,6 +122,10 @@ START_TEST(network_answers_the_same_from_its_cache) {
     ck_assert_uint_eq(st.lookups, 2 * NITEMS);
     ck_assert_uint_ge(st.hits, NITEMS);                   /* the second round, at least (slots may clash) */
     ck_assert_uint_eq(mcts_eval_nn_cache_stats(plain).lookups, 0);
+    /* asked again for the size it has (16,385 rounds down to it): the table and its answers stay */
+    ck_assert_int_eq(mcts_eval_nn_set_cache(cached, MCTS_EVAL_CACHE_DEFAULT + 1, err, sizeof err), 0);
+    evaluate_all(cached, pos, NITEMS, moves, pb, vb);
+    ck_assert_uint_ge(mcts_eval_nn_cache_stats(cached).hits, st.hits + NITEMS / 2);
     ck_assert_int_ne(mcts_eval_nn_set_cache(cached, (size_t)MCTS_EVAL_CACHE_MAX + 1, err, sizeof err), 0);
     ck_assert_msg(strstr(err, "at most"), "%s", err);
     mcts_evaluator *u = mcts_eval_uniform_new();

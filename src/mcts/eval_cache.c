@@ -33,7 +33,7 @@ mcts_eval_cache *mcts_eval_cache_new(size_t entries, size_t per) {
     if (entries < 1 || entries > MCTS_EVAL_CACHE_MAX || per < 1 || per > (1u << 20)) return NULL;
     mcts_eval_cache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
-    for (c->entries = 1; c->entries * 2 <= entries; c->entries *= 2) {}
+    c->entries = mcts_eval_cache_slots_for(entries);
     c->per = per;
     size_t align = _Alignof(slot_head) > _Alignof(float) ? _Alignof(slot_head) : _Alignof(float);
     c->head_off = round_up(per * sizeof(float), align);
@@ -49,6 +49,12 @@ void mcts_eval_cache_free(mcts_eval_cache *c) {
     if (!c) return;
     free(c->data);
     free(c);
+}
+
+size_t mcts_eval_cache_slots_for(size_t entries) {
+    size_t n = 1;
+    while (n * 2 <= entries) n *= 2;
+    return n;
 }
 
 size_t mcts_eval_cache_entries(const mcts_eval_cache *c) { return c->entries; }

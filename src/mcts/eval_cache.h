@@ -37,6 +37,8 @@ typedef struct mcts_eval_cache_stats {
 /* A cache of `entries` slots (rounded down to a power of two; 1 to MCTS_EVAL_CACHE_MAX) for
  * outputs of `per` floats.  NULL when out of memory or out of range. */
 mcts_eval_cache *mcts_eval_cache_new(size_t entries, size_t per);
+/* The slots a cache asked for `entries` (≥ 1) has: the largest power of two not above it. */
+size_t mcts_eval_cache_slots_for(size_t entries);
 void mcts_eval_cache_free(mcts_eval_cache *c);
 size_t mcts_eval_cache_entries(const mcts_eval_cache *c);
 size_t mcts_eval_cache_per(const mcts_eval_cache *c);

@@ -184,7 +184,7 @@ int mcts_eval_nn_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t 
         snprintf(err, errlen, "a cache of %zu entries: at most %d", entries, MCTS_EVAL_CACHE_MAX);
         return -1;
     }
-    if (c->cache && entries && mcts_eval_cache_entries(c->cache) == entries) return 0;
+    if (c->cache && entries && mcts_eval_cache_entries(c->cache) == mcts_eval_cache_slots_for(entries)) return 0;
     mcts_eval_cache *fresh = NULL;
     if (entries && !(fresh = mcts_eval_cache_new(entries, (size_t)nn_infer_geom(c->inf)->ncells * NN_HEADS))) {
         snprintf(err, errlen, "out of memory (a cache of %zu entries)", entries);
