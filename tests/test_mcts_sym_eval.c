@@ -2,7 +2,8 @@
  * (mcts/sym_eval.h), and PUCT's rootsym= that uses it: one symmetry is the evaluator itself; the
  * average over a board's whole group is the same for a position and for each of its images (move
  * for move), sums to one, and differs from the identity's priors for the shipped networks; an
- * illegal move is refused; a PUCT root's priors become that average, and bad settings are refused. */
+ * illegal move is refused; a PUCT root's priors become that average, and so do those of the nodes
+ * reached with symvisits= visits (only those); bad settings are refused. */
 #include "helpers.h"
 #include "game/symmetry.h"
 #include "mcts/agent.h"
@@ -170,13 +171,73 @@ START_TEST(puct_root_takes_the_average) {
 }
 END_TEST
 
+/* Check every averaged node below idx (at position p): its edges carry the average, it has at
+ * least `visits` visits; returns how many there are. */
+static int check_averaged(mcts_evaluator *ev, const mcts_tree *t, const mcts_node *node, const zz_pos *p, int visits) {
+    static float avg[ZZ_MAX_MOVES];
+    static zz_move edge_moves[ZZ_MAX_MOVES];
+    char err[256];
+    int count = 0;
+    if (node->sym_averaged && node != mcts_tree_root(t)) {
+        ck_assert_uint_ge(mcts_stats_n(mcts_node_load(node)), (unsigned)visits);
+        const mcts_edge *e = mcts_tree_edges((mcts_tree *)t, node->edges);
+        int n = (int)node->nedges;
+        for (int i = 0; i < n; i++) edge_moves[i] = e[i].move;
+        float v;
+        ck_assert_msg(mcts_eval_symmetric(ev, p, edge_moves, n, 12, avg, &v, err, sizeof err) == 0, "%s", err);
+        double sum = 0;
+        for (int i = 0; i < n; i++) sum += avg[i];
+        for (int i = 0; i < n; i++) ck_assert_float_eq_tol(e[i].prior, avg[i] / sum, 1e-5);
+        ck_assert_float_eq_tol(node->value, v, 1e-6f);
+        count++;
+    }
+    MCTS_FOR_EACH_CHILD(t, node, c) {
+        zz_pos q = *p;
+        zz_apply(&q, c->move, NULL);
+        count += check_averaged(ev, t, c, &q, visits);
+    }
+    return count;
+}
+
+/* symvisits=V: nodes below the root reached with V visits are averaged too, and only those. */
+START_TEST(puct_nodes_with_enough_visits_take_the_average) {
+    uint64_t rng = seed0 ^ 0x5151;
+    char err[256];
+    mcts_evaluator *ev = mcts_eval_nn_new("weights/zertz37.ckpt", err, sizeof err);
+    ck_assert_msg(ev, "%s", err);
+    mcts_puct_config cfg;
+    mcts_puct_config_default(&cfg);
+    cfg.root_syms = 12;
+    cfg.sym_visits = 20;
+    mcts_puct *s = mcts_puct_new(&cfg, ev, err, sizeof err);
+    ck_assert_msg(s, "%s", err);
+    zz_pos p = random_position(ZZ_B37, 6, &rng);
+    mcts_puct_set_root(s, &p);
+    mcts_search_stats st;
+    ck_assert_msg(mcts_puct_search(s, 400, 0, false, &st, err, sizeof err) == 0, "%s", err);
+    const mcts_tree *t = mcts_puct_tree(s);
+    ck_assert(mcts_tree_root(t)->sym_averaged);
+    int averaged = check_averaged(ev, t, mcts_tree_root(t), &p, cfg.sym_visits);
+    ck_assert_msg(averaged >= 2, "%d nodes below the root averaged", averaged);
+    mcts_puct_free(s);
+    cfg.threads = 2;
+    ck_assert_ptr_null(mcts_puct_new(&cfg, ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "sym_visits"), "%s", err);
+    cfg.threads = 1;
+    cfg.root_syms = 0;
+    ck_assert_ptr_null(mcts_puct_new(&cfg, ev, err, sizeof err));
+    mcts_evaluator_free(ev);
+}
+END_TEST
+
 START_TEST(agent_rootsym_option) {
     char err[256];
     ck_assert_msg(mcts_agent_check_spec("puct:weights/zertz37.ckpt:10,rootsym=12", err, sizeof err) == 0, "%s", err);
     ck_assert_int_ne(mcts_agent_check_spec("puct:weights/zertz37.ckpt:10,rootsym=13", err, sizeof err), 0);
     ck_assert_msg(strstr(err, "rootsym"), "%s", err);
     ck_assert_int_ne(mcts_agent_check_spec("uct:10,rootsym=2", err, sizeof err), 0);
-    mcts_agent *a = mcts_agent_new("puct:weights/zertz37.ckpt:40,rootsym=12", 1, err, sizeof err);
+    ck_assert_int_ne(mcts_agent_check_spec("puct:weights/zertz37.ckpt:10,rootsym=12,symvisits=8,threads=2", err, sizeof err), 0);
+    mcts_agent *a = mcts_agent_new("puct:weights/zertz37.ckpt:40,rootsym=12,symvisits=8", 1, err, sizeof err);
     ck_assert_msg(a, "%s", err);
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
@@ -199,6 +260,7 @@ static Suite *suite(void) {
     tcase_add_test(t, whole_group_average_is_invariant);
     tcase_add_test(t, illegal_move_is_refused);
     tcase_add_test(t, puct_root_takes_the_average);
+    tcase_add_test(t, puct_nodes_with_enough_visits_take_the_average);
     tcase_add_test(t, agent_rootsym_option);
     suite_add_tcase(s, t);
     return s;

@@ -108,6 +108,7 @@ static const agent_option OPTIONS[] = {
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
     { "ptemp", FOR_PUCT, 0.1, 10, false, "prior temperature: priors as p^(1/ptemp), renormalised (1: the network's)" },
     { "rootsym", FOR_PUCT, 0, 12, true, "the root's priors averaged over this many symmetries of the board (12 on 37 and 61 rings, 6 on 48; 0 or 1: off)" },
+    { "symvisits", FOR_PUCT, 0, 1e9, true, "with rootsym=K: a node below the root averaged the same way once it has this many visits (one thread; 0: the root only)" },
     { "forceprior", FOR_PUCT, 0, 1000, false, "priors of placements that force the next player to capture times 1 + forceprior, renormalised (0: off)" },
     { "tactic", FOR_PUCT, 0, 1, false, "a placement whose exchange wins tacticmargin= points (alpha-beta's capture quiescence) gets at least this prior, at the root and tacticdepth= plies below (0: off)" },
     { "tacticdepth", FOR_PUCT, 0, 64, true, "tactic=: plies below the root where it applies" },
@@ -168,6 +169,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
     else if (!strcmp(k, "ptemp")) a->pcfg.prior_temp = v;
     else if (!strcmp(k, "rootsym")) a->pcfg.root_syms = (int)v;
+    else if (!strcmp(k, "symvisits")) a->pcfg.sym_visits = (int)v;
     else if (!strcmp(k, "forceprior")) a->pcfg.force_prior = v;
     else if (!strcmp(k, "tactic")) a->pcfg.tactic_prior = v;
     else if (!strcmp(k, "tacticdepth")) a->pcfg.tactic_depth = (int)v;
@@ -226,6 +228,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
     if (!strcmp(k, "ptemp")) return a->pcfg.prior_temp;
     if (!strcmp(k, "rootsym")) return a->pcfg.root_syms;
+    if (!strcmp(k, "symvisits")) return a->pcfg.sym_visits;
     if (!strcmp(k, "forceprior")) return a->pcfg.force_prior;
     if (!strcmp(k, "tactic")) return a->pcfg.tactic_prior;
     if (!strcmp(k, "tacticdepth")) return a->pcfg.tactic_depth;
@@ -521,8 +524,8 @@ static int parse_spec(mcts_agent *a, const char *spec, char *err, size_t errlen)
     return -1;
 }
 
-/* Parse spec into a scratch agent and check what parse_spec leaves to the evaluator: rollout:K's
- * K.  On success, *kind and weights (weights_len bytes) say what it names.  0, or -1 with a message. */
+/* Parse spec into a scratch agent and check what parse_spec leaves to the evaluator (rollout:K's
+ * K) and to the searcher (options that do not go together).  On success, *kind and weights (weights_len bytes) say what it names.  0, or -1 with a message. */
 static int check_spec_weights(const char *spec, int *kind, char *weights, size_t weights_len, char *err,
                               size_t errlen) {
     mcts_agent *a = calloc(1, sizeof *a);
@@ -534,6 +537,7 @@ static int check_spec_weights(const char *spec, int *kind, char *weights, size_t
         if (!e) rc = -1;
         mcts_evaluator_free(e);
     }
+    if (rc == 0 && a->kind == AG_PUCT) rc = mcts_puct_check_config(&a->pcfg, err, errlen);
     *kind = a->kind;
     snprintf(weights, weights_len, "%s", a->weights);
     free(a);

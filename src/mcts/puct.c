@@ -64,11 +64,13 @@ typedef struct mcts_puct_worker {
     float *priors;                  /* nslots * ZZ_MAX_MOVES */
     uint64_t *keys;                 /* ZZ_MAX_MOVES sort keys (+ as many scratch) */
     mcts_ab *ab;                    /* cfg.tactic_prior > 0: the quiescence of tactic.h */
+    mcts_evaluator *ev;             /* search_inline's evaluator (sym_visits), else NULL */
+    char sym_err[256];              /* why a node's averaging failed (D_FAILED) */
     uint64_t done, collisions;
     int full, failed;
 } puct_worker;
 
-enum { D_SUBMIT, D_DONE, D_COLLISION, D_FULL };
+enum { D_SUBMIT, D_DONE, D_COLLISION, D_FULL, D_FAILED };
 
 void mcts_puct_config_default(mcts_puct_config *c) {
     memset(c, 0, sizeof *c);
@@ -101,21 +103,30 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->gumbel_cscale = 0.1;
 }
 
-mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
-    if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
+int mcts_puct_check_config(const mcts_puct_config *cfg, char *err, size_t errlen) {
     if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1 ||
         !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10) || !(cfg->force_prior >= 0 && cfg->force_prior <= 1000) ||
         !(cfg->tactic_prior >= 0 && cfg->tactic_prior <= 1) || cfg->tactic_depth < 0) {
         snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob, prior_temp, force_prior, "
                               "tactic_prior or tactic_depth out of range)");
-        return NULL;
+        return -1;
     }
     if (cfg->root_syms < 0 || cfg->root_syms > 12 ||
         (cfg->root_syms > 1 && (cfg->force_prior > 0 || cfg->tactic_prior > 0))) {
-        snprintf(err, errlen, "bad PUCT configuration: root_syms must be 0..12 and cannot be combined with "
-                              "force_prior or tactic_prior");
-        return NULL;
+        snprintf(err, errlen, "bad PUCT configuration: root_syms (rootsym=) must be 0..12 and cannot be combined with "
+                              "force_prior or tactic_prior (forceprior=, tactic=)");
+        return -1;
     }
+    if (cfg->sym_visits < 0 || (cfg->sym_visits > 0 && (cfg->root_syms < 2 || cfg->threads > 1))) {
+        snprintf(err, errlen, "bad PUCT configuration: sym_visits (symvisits=) needs root_syms (rootsym=) of 2 or more and one thread");
+        return -1;
+    }
+    return 0;
+}
+
+mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *err, size_t errlen) {
+    if (!ev) { snprintf(err, errlen, "no evaluator"); return NULL; }
+    if (mcts_puct_check_config(cfg, err, errlen) != 0) return NULL;
     mcts_puct *s = calloc(1, sizeof *s);
     if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
     s->cfg = *cfg;
@@ -438,9 +449,15 @@ static int open_edge(puct_worker *w, mcts_request *slot, uint32_t idx, mcts_node
     return OPEN_PASSED;
 }
 
+static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
+                         size_t errlen);
+
 /* One descent from the root (see the file comment of tree.h for the protocol): it ends at a leaf
  * whose request is filled for the evaluator (D_SUBMIT), at a finished game backed up (D_DONE), at
- * a node another thread is evaluating (D_COLLISION: the path undone) or at a full tree (D_FULL). */
+ * a node another thread is evaluating (D_COLLISION: the path undone), at a full tree (D_FULL) or
+ * at a failed averaging over symmetries (D_FAILED: the path undone, the message in w->sym_err).
+ * With sym_visits and an evaluator of its own (w->ev), a node below the root is averaged over
+ * symmetries as the descent reaches it with sym_visits visits. */
 static int descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
@@ -471,6 +488,12 @@ static int descend(puct_worker *w, mcts_request *slot) {
         if (node->nedges == 0) {            /* expanded without room for edges (tree full) */
             mcts_tree_backup(t, idx, node->value, node->to_move, vl);
             return D_DONE;
+        }
+        if (cfg->sym_visits > 0 && w->ev && idx != t->root && !node->sym_averaged &&
+            mcts_stats_n(mcts_node_load(node)) >= (uint32_t)cfg->sym_visits &&
+            node_symmetry(s, w->ev, node, &pos, w->sym_err, sizeof w->sym_err) != 0) {
+            undo_path(t, idx, vl);
+            return D_FAILED;
         }
         double sqrt_n = sqrt((double)mcts_stats_n(mcts_node_load(node))), c = cfg->c_puct;
         double best_u, open_prior;
@@ -686,26 +709,29 @@ void mcts_puct_root_noise(mcts_puct *s) {
     root->noised = 1;
 }
 
-/* ---- the root's priors averaged over symmetries (root_syms) ------------------------------------ */
-/* Replace the expanded root's edge priors by the mean of the evaluator's over cfg.root_syms
- * symmetries (sym_eval.h), tempered and renormalised over the kept edges as expand() does, and
- * its value by the mean value; opened children's priors follow, unopened edges are sorted again.
- * Once per root.  0, or -1 with the evaluator's message. */
-static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
+/* ---- priors averaged over symmetries (root_syms, sym_visits) ------------------------------------ */
+/* Replace an expanded node's edge priors (the node at position pos) by the mean of ev's over
+ * cfg.root_syms symmetries (sym_eval.h), tempered and renormalised over the kept edges as
+ * expand() does, and its value by the mean value; opened children's priors follow, unopened edges
+ * are sorted again (the opened ones stay a prefix).  Once per node; only while no other thread
+ * reads the node's edges.  0, or -1 with the evaluator's message. */
+static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
+                         size_t errlen) {
     mcts_tree *t = &s->tree;
-    mcts_node *root = mcts_tree_root(t);
-    if (s->cfg.root_syms < 2 || root->sym_averaged || root->nedges == 0 ||
-        atomic_load(&root->state) != MCTS_EXPANDED)
-        return 0;
-    int n = (int)root->nedges;
-    mcts_edge *e = mcts_tree_edges(t, root->edges);
-    zz_move *moves = malloc((size_t)n * sizeof *moves);
+    if (node->sym_averaged || node->nedges == 0 || atomic_load(&node->state) != MCTS_EXPANDED) return 0;
+    node->sym_averaged = 1;
+    int n = (int)node->nedges;
+    mcts_edge *e = mcts_tree_edges(t, node->edges);
+    zz_move *moves = calloc((size_t)n, sizeof *moves);
     float *avg = malloc((size_t)n * sizeof *avg);
     float value = 0;
-    int rc = moves && avg ? 0 : -1;
-    if (rc) snprintf(err, errlen, "out of memory");
-    for (int i = 0; i < n && rc == 0; i++) moves[i] = e[i].move;
-    if (rc == 0) rc = mcts_eval_symmetric(s->ev, &t->root_pos, moves, n, s->cfg.root_syms, avg, &value, err, errlen);
+    int rc = -1;
+    if (!moves || !avg) {
+        snprintf(err, errlen, "out of memory");
+    } else {
+        for (int i = 0; i < n; i++) moves[i] = e[i].move;
+        rc = mcts_eval_symmetric(ev, pos, moves, n, s->cfg.root_syms, avg, &value, err, errlen);
+    }
     if (rc == 0) {
         double sum = 0, inv_temp = 1.0 / s->cfg.prior_temp;
         for (int i = 0; i < n; i++) {
@@ -715,17 +741,22 @@ static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
             sum += p;
         }
         for (int i = 0; i < n; i++) e[i].prior = sum > 0 ? (float)(e[i].prior / sum) : 1.0f / (float)n;
-        root->value = value;
-        uint32_t open = atomic_load(&root->nopen);
-        MCTS_FOR_EACH_CHILD(t, root, c)
+        node->value = value;
+        uint32_t open = atomic_load(&node->nopen);
+        MCTS_FOR_EACH_CHILD(t, node, c)
             for (uint32_t i = 0; i < open; i++)
                 if (e[i].move == c->move) { c->prior = e[i].prior; break; }
-        if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
-        root->sym_averaged = 1;
+        if (open < node->nedges) qsort(e + open, node->nedges - open, sizeof *e, cmp_edge_desc);
     }
     free(moves);
     free(avg);
     return rc;
+}
+
+/* The root's, before a search (root_syms > 1). */
+static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
+    if (s->cfg.root_syms < 2) return 0;
+    return node_symmetry(s, s->ev, mcts_tree_root(&s->tree), &s->tree.root_pos, err, errlen);
 }
 
 /* ---- the search ------------------------------------------------------------------------------ */
@@ -757,15 +788,22 @@ static int search_inline(mcts_puct *s, puct_worker *w, mcts_evaluator *ev, char 
     if (!items) { snprintf(err, errlen, "out of memory"); return -1; }
     bool ticket = false, shared = s->cfg.threads > 1;
     int rc = 0, spins = 0;
+    w->ev = s->cfg.threads == 1 ? ev : NULL;       /* sym_visits: one thread only (puct.h) */
     for (;;) {
         int n = 0;
         while (n < w->nslots) {
             if (!ticket && !(ticket = take_ticket(s))) break;
             int d = descend(w, &w->slots[n]);
+            if (d == D_FAILED) { snprintf(err, errlen, "%s", w->sym_err); rc = -1; break; }
             if (d == D_SUBMIT) { n++; ticket = false; continue; }
             if (d == D_DONE) { w->done++; ticket = false; past_deadline(s, w->done); continue; }
             if (d == D_FULL) { w->full = 1; atomic_store(&s->stop, 1); ticket = false; break; }
             w->collisions++;                 /* a leaf of this batch (or another thread's) is on the path: flush */
+            break;
+        }
+        if (rc != 0) {
+            for (int i = 0; i < n; i++) mcts_puct_abandon(w, &w->slots[i]);   /* PENDING: the tree is reset after */
+            atomic_store(&s->stop, 1);
             break;
         }
         if (n == 0) {

@@ -70,6 +70,9 @@ typedef struct mcts_puct_config {
                                   12 on 37 and 61 rings, 6 on 48), once per root, before noise;
                                   the edges kept stay those of the first evaluation (0, 1: off;
                                   not with force_prior or tactic_prior) */
+    int sym_visits;            /* > 0 (with root_syms, one thread): a node below the root is
+                                  averaged the same way when a descent reaches it with this many
+                                  visits (0: the root only) */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */
@@ -84,6 +87,9 @@ typedef struct mcts_puct_config {
 } mcts_puct_config;
 
 void mcts_puct_config_default(mcts_puct_config *c);
+/* 0 when mcts_puct_new would take cfg, else -1 with the reason (a value out of range, or options
+ * that do not go together). */
+int mcts_puct_check_config(const mcts_puct_config *cfg, char *err, size_t errlen);
 
 typedef struct mcts_puct mcts_puct;
 
