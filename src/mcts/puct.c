@@ -713,12 +713,14 @@ void mcts_puct_root_noise(mcts_puct *s) {
 /* Replace an expanded node's edge priors (the node at position pos) by the mean of ev's over
  * cfg.root_syms symmetries (sym_eval.h), tempered and renormalised over the kept edges as
  * expand() does, and its value by the mean value; opened children's priors follow, unopened edges
- * are sorted again (the opened ones stay a prefix).  Once per node; only while no other thread
+ * are sorted again (the opened ones stay a prefix).  Once per node with two moves or more (not a
+ * forced node passed unevaluated); only while no other thread
  * reads the node's edges.  0, or -1 with the evaluator's message. */
 static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
                          size_t errlen) {
     mcts_tree *t = &s->tree;
-    if (node->sym_averaged || node->nedges == 0 || atomic_load(&node->state) != MCTS_EXPANDED) return 0;
+    if (node->sym_averaged || node->nedges < 2 || node->passed || atomic_load(&node->state) != MCTS_EXPANDED)
+        return 0;                                   /* one move, or forced and unevaluated: nothing to average */
     node->sym_averaged = 1;
     int n = (int)node->nedges;
     mcts_edge *e = mcts_tree_edges(t, node->edges);
