@@ -362,7 +362,7 @@ END_TEST
 
 static const char *const TOOLS[] = { "arena", "engine", "replay", "render", "nn_dump", "bench_game",
                                       "bench_mcts", "bench_nn", "bench_train", "train", "strength",
-                                      "analyse", "serve" };
+                                      "analyse", "serve", "equivariance" };
 
 /* err is one line starting with prefix. */
 static void one_line_from(const char *what, const char *err, const char *prefix) {
@@ -478,6 +478,8 @@ START_TEST(tools_numeric_options_in_range) {
         { "strength", "--sprt 30,0", "--sprt" }, { "strength", "--sprt-alpha 0.7", "--sprt-alpha" },
         { "serve", "--port 70000", "--port" }, { "serve", "--threads 0", "--threads" },
         { "serve", "--idle-minutes -1", "--idle-minutes" }, { "serve", "--agent uct:0", "--agent" },
+        { "equivariance", "--games 0", "--games" }, { "equivariance", "--rings 40", "--rings" },
+        { "equivariance", "--seed -1", "--seed" },
     };
     char out[4096], err[4096], what[160], prefix[96];
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
