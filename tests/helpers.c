@@ -201,6 +201,23 @@ zz_move th_agent_move(const char *spec, const zz_pos *p, uint64_t seed) {
     return m;
 }
 
+void th_agent_plays(const char *spec, zz_board_kind board, int moves, uint64_t seed) {
+    char err[300];
+    mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+    ck_assert_msg(a, "%s: %s", spec, err);
+    zz_pos p;
+    zz_pos_init(&p, board);
+    ck_assert_msg(mcts_agent_newgame(a, &p, seed, err, sizeof err) == 0, "%s: %s", spec, err);
+    for (int i = 0; i < moves && !zz_over(&p); i++) {
+        zz_move m;
+        ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s: %s", spec, err);
+        ck_assert_msg(zz_is_legal(&p, m), "%s: an illegal move", spec);
+        ck_assert_msg(mcts_agent_played(a, &p, m, err, sizeof err) == 0, "%s: %s", spec, err);
+        zz_apply(&p, m, NULL);
+    }
+    mcts_agent_free(a);
+}
+
 void th_temp_file(char *tmpl) {
     int fd = mkstemp(tmpl);
     ck_assert_msg(fd >= 0, "cannot create a temporary file from %s", tmpl);

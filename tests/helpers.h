@@ -28,13 +28,17 @@ const char *th_archive_dir(void);
 /* True when m is in the list. */
 bool th_in_list(const zz_move *list, int n, zz_move m);
 
-/* Whether evaluators a and b give the same priors and values, bit for bit, on the positions of a
- * random game of `plies` plies on board (its start included; the game from seed).  An evaluation
- * that fails fails the test. */
 /* The move an agent built from spec (one thread) chooses at p in a game started there with seed;
  * the test fails unless it is built, answers and plays a legal move. */
 zz_move th_agent_move(const char *spec, const zz_pos *p, uint64_t seed);
+/* An agent built from spec (one thread) plays both sides of `moves` moves from board's opening
+ * (the game from seed, told of each move); the test fails unless every move is chosen, legal and
+ * taken. */
+void th_agent_plays(const char *spec, zz_board_kind board, int moves, uint64_t seed);
 
+/* Whether evaluators a and b give the same priors and values, bit for bit, on the positions of a
+ * random game of `plies` plies on board (its start included; the game from seed).  An evaluation
+ * that fails fails the test. */
 bool th_same_answers(mcts_evaluator *a, mcts_evaluator *b, zz_board_kind board, int plies, uint64_t seed);
 
 /* A run's random seed: ZZ_TEST_SEED=<n> when set (to repeat a run), else fresh (time, pid); never 0. */

@@ -192,21 +192,8 @@ START_TEST(agent_cache_option) {
     ck_assert_int_ne(mcts_agent_check_spec("puct:weights/zertz37.ckpt:10,cache=4194305", err, sizeof err), 0);
     ck_assert_msg(strstr(err, "cache"), "%s", err);
     ck_assert_int_ne(mcts_agent_check_spec("uct:10,cache=16", err, sizeof err), 0);
-    for (int k = 0; k < 2; k++) {          /* a game with and without the cache: both play */
-        mcts_agent *a = mcts_agent_new(k ? "puct:weights/zertz37.ckpt:50,cache=64" : "puct:weights/zertz37.ckpt:50,cache=0",
-                                       1, err, sizeof err);
-        ck_assert_msg(a, "%s", err);
-        zz_pos p;
-        zz_pos_init(&p, ZZ_B37);
-        ck_assert_int_eq(mcts_agent_newgame(a, &p, 7, err, sizeof err), 0);
-        for (int i = 0; i < 4; i++) {
-            zz_move m;
-            ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
-            ck_assert_int_eq(mcts_agent_played(a, &p, m, err, sizeof err), 0);
-            zz_apply(&p, m, NULL);
-        }
-        mcts_agent_free(a);
-    }
+    th_agent_plays("puct:weights/zertz37.ckpt:50,cache=64", ZZ_B37, 4, 7);   /* with and without the */
+    th_agent_plays("puct:weights/zertz37.ckpt:50,cache=0", ZZ_B37, 4, 7);    /* cache: both play */
 }
 END_TEST
 

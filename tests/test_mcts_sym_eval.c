@@ -251,18 +251,7 @@ START_TEST(agent_rootsym_option) {
     ck_assert_msg(strstr(err, "rootsym"), "%s", err);
     ck_assert_int_ne(mcts_agent_check_spec("uct:10,rootsym=2", err, sizeof err), 0);
     ck_assert_int_ne(mcts_agent_check_spec("puct:weights/zertz37.ckpt:10,rootsym=12,symvisits=8,threads=2", err, sizeof err), 0);
-    mcts_agent *a = mcts_agent_new("puct:weights/zertz37.ckpt:40,rootsym=12,symvisits=8", 1, err, sizeof err);
-    ck_assert_msg(a, "%s", err);
-    zz_pos p;
-    zz_pos_init(&p, ZZ_B37);
-    ck_assert_int_eq(mcts_agent_newgame(a, &p, 3, err, sizeof err), 0);
-    for (int i = 0; i < 4; i++) {
-        zz_move m;
-        ck_assert_msg(mcts_agent_choose(a, &p, &m, err, sizeof err) == 0, "%s", err);
-        ck_assert_int_eq(mcts_agent_played(a, &p, m, err, sizeof err), 0);
-        zz_apply(&p, m, NULL);
-    }
-    mcts_agent_free(a);
+    th_agent_plays("puct:weights/zertz37.ckpt:40,rootsym=12,symvisits=8", ZZ_B37, 4, 3);
 }
 END_TEST
 
