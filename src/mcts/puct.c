@@ -714,8 +714,8 @@ void mcts_puct_root_noise(mcts_puct *s) {
  * cfg.root_syms symmetries (sym_eval.h), tempered and renormalised over the kept edges as
  * expand() does, and its value by the mean value; opened children's priors follow, unopened edges
  * are sorted again (the opened ones stay a prefix).  Once per node with two moves or more (not a
- * forced node passed unevaluated); only while no other thread
- * reads the node's edges.  0, or -1 with the evaluator's message. */
+ * forced node passed unevaluated); only while no other thread reads the node's edges.  0, or -1
+ * with the evaluator's message. */
 static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
                          size_t errlen) {
     mcts_tree *t = &s->tree;

@@ -72,7 +72,8 @@ typedef struct mcts_puct_config {
                                   not with force_prior or tactic_prior) */
     int sym_visits;            /* > 0 (with root_syms, one thread): a node below the root is
                                   averaged the same way when a descent reaches it with this many
-                                  visits (0: the root only) */
+                                  visits (0: the root only).  Both in mcts_puct_search only: the
+                                  stepping API below (self-play) averages nothing */
     int root_win_check;        /* think() plays an immediately winning move unsearched */
     int pass_forced;           /* a node with one legal move below the root is not evaluated: the
                                   descent goes on through its move (default 1) */
