@@ -58,6 +58,18 @@ int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies) {
     return n;
 }
 
+zz_pos th_random_position(zz_board_kind kind, int plies, uint64_t *rng) {
+    zz_pos p;
+    zz_pos_init(&p, kind);
+    for (int i = 0; i < plies; i++) {
+        zz_pos next = p;
+        zz_apply(&next, zz_random_move(&p, rng), NULL);
+        if (zz_over(&next)) break;
+        p = next;
+    }
+    return p;
+}
+
 const char *th_archive_dir(void) {
     const char *d = getenv("ZZ_BOARDSPACE_DIR");
     if (!d || !*d) d = "../shared/boardspace";

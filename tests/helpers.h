@@ -23,6 +23,8 @@ void th_build(zz_pos *p, zz_board_kind kind, const char *rings, const char *marb
 void th_won_capture_position(zz_pos *p);
 /* Play random moves until the game ends or max_plies; returns plies played. */
 int th_random_playout(zz_pos *p, uint64_t *rng, int max_plies);
+/* kind's opening after `plies` random moves, never a finished game (it stops one move early). */
+zz_pos th_random_position(zz_board_kind kind, int plies, uint64_t *rng);
 /* The archive folder ($ZZ_BOARDSPACE_DIR or ../shared/boardspace), or NULL when absent. */
 const char *th_archive_dir(void);
 /* True when m is in the list. */

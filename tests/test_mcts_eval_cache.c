@@ -15,23 +15,10 @@
 
 static uint64_t seed0;
 
-/* The 37-ring opening after `plies` random moves (never a finished game: stops one move early). */
-static zz_pos random_position(int plies, uint64_t *rng) {
-    zz_pos p;
-    zz_pos_init(&p, ZZ_B37);
-    for (int i = 0; i < plies; i++) {
-        zz_pos next = p;
-        zz_apply(&next, zz_random_move(&p, rng), NULL);
-        if (zz_over(&next)) break;
-        p = next;
-    }
-    return p;
-}
-
 /* A position other than p in the same slot of a table of `entries` slots. */
 static zz_pos same_slot(const zz_pos *p, size_t entries, uint64_t *rng) {
     for (;;) {
-        zz_pos q = random_position(1 + (int)(th_urand(rng) * 12), rng);
+        zz_pos q = th_random_position(ZZ_B37, 1 + (int)(th_urand(rng) * 12), rng);
         if (!zz_pos_equal(&q, p) && (zz_hash(&q) & (entries - 1)) == (zz_hash(p) & (entries - 1))) return q;
     }
 }
@@ -49,7 +36,7 @@ START_TEST(cache_finds_what_was_put) {
     ck_assert_uint_eq(mcts_eval_cache_slots_for(5), 4);
     ck_assert_uint_eq(mcts_eval_cache_slots_for(16384), 16384);
     ck_assert_uint_eq(mcts_eval_cache_slots_for(16385), 16384);
-    zz_pos p = random_position(5, &rng);
+    zz_pos p = th_random_position(ZZ_B37, 5, &rng);
     float logits[7] = { 1, -2, 3.5f, 0, 1e-7f, -1e9f, 42 }, v;
     ck_assert_ptr_null(mcts_eval_cache_get(c, &p, &v));
     mcts_eval_cache_put(c, &p, logits, -0.25f);
@@ -107,7 +94,7 @@ START_TEST(network_answers_the_same_from_its_cache) {
     static zz_move moves[NITEMS][ZZ_MAX_MOVES];
     static float pa[NITEMS][ZZ_MAX_MOVES], pb[NITEMS][ZZ_MAX_MOVES];
     float va[NITEMS], vb[NITEMS];
-    for (int i = 0; i < NITEMS; i++) pos[i] = i % 5 == 4 ? pos[i / 2] : random_position(2 + i % 9, &rng);
+    for (int i = 0; i < NITEMS; i++) pos[i] = i % 5 == 4 ? pos[i / 2] : th_random_position(ZZ_B37, 2 + i % 9, &rng);
     evaluate_all(plain, pos, NITEMS, moves, pa, va);
     for (int round = 0; round < 2; round++) {
         memset(pb, 0, sizeof pb);
@@ -161,7 +148,7 @@ START_TEST(search_with_the_cache_is_the_same_search) {
     cfg.seed = rng | 1;
     mcts_puct *s[2] = { mcts_puct_new(&cfg, ev[0], err, sizeof err), mcts_puct_new(&cfg, ev[1], err, sizeof err) };
     ck_assert_msg(s[0] && s[1], "%s", err);
-    zz_pos p = random_position(4, &rng);
+    zz_pos p = th_random_position(ZZ_B37, 4, &rng);
     for (int k = 0; k < 2; k++) mcts_puct_set_root(s[k], &p);
     static uint64_t stats[2][4096];
     for (int move = 0; move < 12 && !zz_over(&p); move++) {

@@ -18,23 +18,10 @@ static uint64_t seed0;
 static zz_move moves[ZZ_MAX_MOVES], image_moves[ZZ_MAX_MOVES];
 static float priors[ZZ_MAX_MOVES], image_priors[ZZ_MAX_MOVES], plain[ZZ_MAX_MOVES];
 
-/* The opening of `kind` after `plies` random moves (never a finished game: stops one move early). */
-static zz_pos random_position(zz_board_kind kind, int plies, uint64_t *rng) {
-    zz_pos p;
-    zz_pos_init(&p, kind);
-    for (int i = 0; i < plies; i++) {
-        zz_pos next = p;
-        zz_apply(&next, zz_random_move(&p, rng), NULL);
-        if (zz_over(&next)) break;
-        p = next;
-    }
-    return p;
-}
-
 /* The same with two legal moves or more (a forced move has nothing to average). */
 static zz_pos random_choice(zz_board_kind kind, int plies, uint64_t *rng) {
     for (;;) {
-        zz_pos p = random_position(kind, plies, rng);
+        zz_pos p = th_random_position(kind, plies, rng);
         if (zz_gen_moves(&p, moves) >= 2) return p;
     }
 }
@@ -55,7 +42,7 @@ START_TEST(one_symmetry_is_the_evaluator) {
     mcts_evaluator *ev = mcts_eval_nn_new("weights/zertz37.ckpt", err, sizeof err);
     ck_assert_msg(ev, "%s", err);
     for (int trial = 0; trial < 4; trial++) {
-        zz_pos p = random_position(ZZ_B37, 3 + 4 * trial, &rng);
+        zz_pos p = th_random_position(ZZ_B37, 3 + 4 * trial, &rng);
         float v0, v1;
         int n = evaluate_plain(ev, &p, plain, &v0);
         ck_assert_msg(mcts_eval_symmetric(ev, &p, moves, n, 1, priors, &v1, err, sizeof err) == 0, "%s", err);
@@ -63,7 +50,7 @@ START_TEST(one_symmetry_is_the_evaluator) {
         ck_assert(!memcmp(plain, priors, (size_t)n * sizeof *priors));
     }
     mcts_evaluator *u = mcts_eval_uniform_new();
-    zz_pos p = random_position(ZZ_B61, 5, &rng);
+    zz_pos p = th_random_position(ZZ_B61, 5, &rng);
     int n = zz_gen_moves(&p, moves);
     float v;
     ck_assert_msg(mcts_eval_symmetric(u, &p, moves, n, 12, priors, &v, err, sizeof err) == 0, "%s", err);
@@ -118,7 +105,7 @@ START_TEST(illegal_move_is_refused) {
     uint64_t rng = seed0 ^ 0x111;
     char err[256] = "";
     mcts_evaluator *u = mcts_eval_uniform_new();
-    zz_pos p = random_position(ZZ_B37, 6, &rng), q = random_position(ZZ_B37, 0, &rng);
+    zz_pos p = th_random_position(ZZ_B37, 6, &rng), q = th_random_position(ZZ_B37, 0, &rng);
     int n = zz_gen_moves(&q, moves);              /* the opening's moves: most not legal at p */
     float v;
     ck_assert_int_ne(mcts_eval_symmetric(u, &p, moves, n, 12, priors, &v, err, sizeof err), 0);
