@@ -115,16 +115,19 @@ static double bench_puct(int threads, int batch, uint64_t sims, int reps, const 
     return best;
 }
 
-/* Simulations/s over a game of `moves` moves from the 37-ring opening, `sims` simulations each, one
- * thread, tree reuse, the network in prec with a cache of cache_entries answers (0: none); the
- * share of the network's answers that came from the cache in *hit_share.  The game is the same
+/* Simulations/s over a game of `moves` moves from the 37-ring opening, `sims` simulations each,
+ * on `threads` search threads (an evaluator each, the copies sharing the cache: eval_cache.h), tree
+ * reuse, the network in prec with a cache of cache_entries answers (0: none); the share of the
+ * network's answers that came from the cache in *hit_share.  On one thread the game is the same
  * with the cache and without it (test_mcts_eval_cache). */
-static double bench_game(size_t cache_entries, uint64_t sims, int moves, const char *prec, double *hit_share) {
+static double bench_game(int threads, size_t cache_entries, uint64_t sims, int moves, const char *prec,
+                         double *hit_share) {
     char err[256];
     mcts_evaluator *ev = bench_evaluator(prec, cache_entries);
     mcts_puct_config c;
     mcts_puct_config_default(&c);
     c.seed = 1;
+    c.threads = threads;
     mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
     if (!s) { fprintf(stderr, "zertz: bench_mcts: %s\n", err); exit(1); }
     zz_pos p;
@@ -211,7 +214,7 @@ int main(int argc, char **argv) {
                    "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
                    "evaluator; the shipped 37-ring network in f32, bf16 and int8, at most 2000 simulations,\n"
                    "and on 2 threads with an evaluator each or one shared; over the searches of a game,\n"
-                   "with the network's cache of answers and without it),\n"
+                   "on 1 and 2 threads, with the network's cache of answers and without it),\n"
                    "the lock-free queue's throughput; best of 3 runs.\n"
                    "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
                    "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
@@ -245,8 +248,10 @@ int main(int argc, char **argv) {
     double np1 = bench_puct(1, 8, nsims, reps, play, true), np2 = bench_puct(2, 8, nsims, reps, play, true);
     double np2b = bench_puct(2, 8, nsims, reps, play, false);
     int game_moves = reps == 1 ? 10 : 24;
-    double share_off, share_on, g_off = bench_game(0, nsims, game_moves, play, &share_off),
-                                g_on = bench_game(MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, &share_on);
+    double share_off, share_on, share2, g_off = bench_game(1, 0, nsims, game_moves, play, &share_off),
+                                g_on = bench_game(1, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, &share_on);
+    double share2_off, g2_off = bench_game(2, 0, nsims, game_moves, play, &share2_off),
+                       g2_on = bench_game(2, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, &share2);
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -271,6 +276,10 @@ int main(int argc, char **argv) {
     printf("%-52s %14.0f\n", row, g_off);
     snprintf(row, sizeof row, "PUCT in a game (%d moves), network %s, cache", game_moves, play);
     printf("%-52s %14.0f   (x%.2f; %.1f %% of the answers from the cache)\n", row, g_on, g_on / g_off, 100 * share_on);
+    snprintf(row, sizeof row, "PUCT in a game (%d moves), 2 threads, no cache", game_moves);
+    printf("%-52s %14.0f\n", row, g2_off);
+    snprintf(row, sizeof row, "PUCT in a game (%d moves), 2 threads, one cache", game_moves);
+    printf("%-52s %14.0f   (x%.2f; %.1f %% of the answers from the cache)\n", row, g2_on, g2_on / g2_off, 100 * share2);
     printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
     printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
     printf("%-52s %14.0f\n", "queue items, 2 producers -> 1 consumer", q2);

@@ -16,12 +16,18 @@
  * 21 % of the 48-ring evaluations repeat a position of the same search and 36 % one of the same
  * game; on 61 rings 9 % and 15 %.
  *
- * One thread at a time (as an evaluator: evaluator.h); each evaluator copy has its own cache.
- * Only for networks whose weights do not change: training's live network has none. */
+ * Threads: get and put may be called from any number of threads at once (each slot has a lock, so
+ * a get copies out a whole put or nothing of it); a CPU network evaluator's copies (its clones,
+ * one per search thread: puct.h) hold one cache between them (mcts_eval_cache_share), so that a
+ * position one search thread evaluated is an answer for the other.  new, clear and free of the
+ * last holder need no other thread in the table.
+ * Only for networks whose weights and arithmetic do not change: training's live network has none,
+ * and an evaluator given another precision leaves a shared table (eval_nn.c). */
 #ifndef MCTS_EVAL_CACHE_H
 #define MCTS_EVAL_CACHE_H
 
 #include "game/position.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,19 +41,24 @@ typedef struct mcts_eval_cache_stats {
 } mcts_eval_cache_stats;
 
 /* A cache of `entries` slots (rounded down to a power of two; 1 to MCTS_EVAL_CACHE_MAX) for
- * outputs of `per` floats.  NULL when out of memory or out of range. */
+ * outputs of `per` floats, with one holder.  NULL when out of memory or out of range. */
 mcts_eval_cache *mcts_eval_cache_new(size_t entries, size_t per);
+/* One more holder of c (returned); each holder frees it once. */
+mcts_eval_cache *mcts_eval_cache_share(mcts_eval_cache *c);
+/* Whether c has more than one holder. */
+bool mcts_eval_cache_shared(const mcts_eval_cache *c);
 /* The slots a cache asked for `entries` (≥ 1) has: the largest power of two not above it. */
 size_t mcts_eval_cache_slots_for(size_t entries);
+/* Let go of c (NULL: nothing); the last holder frees the table. */
 void mcts_eval_cache_free(mcts_eval_cache *c);
 size_t mcts_eval_cache_entries(const mcts_eval_cache *c);
 size_t mcts_eval_cache_per(const mcts_eval_cache *c);
-/* The logits stored for p (valid until the next put), with its value in *value; NULL when p is
- * not stored.  Counts a lookup, and a hit when found. */
-const float *mcts_eval_cache_get(mcts_eval_cache *c, const zz_pos *p, float *value);
+/* Whether p is stored; if so its logits are copied to logits[per] and its value to *value.
+ * Counts a lookup, and a hit when found. */
+bool mcts_eval_cache_get(mcts_eval_cache *c, const zz_pos *p, float *logits, float *value);
 /* Store p's outputs (logits[per], value), replacing the slot's earlier position. */
 void mcts_eval_cache_put(mcts_eval_cache *c, const zz_pos *p, const float *logits, float value);
-/* Forget every position (the counts stay). */
+/* Forget every position (the counts stay); no other thread may use c meanwhile. */
 void mcts_eval_cache_clear(mcts_eval_cache *c);
 mcts_eval_cache_stats mcts_eval_cache_get_stats(const mcts_eval_cache *c);
 

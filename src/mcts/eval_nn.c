@@ -37,28 +37,31 @@ void mcts_wrong_board_msg(zz_board_kind net_board, zz_board_kind pos_board, char
              zz_board_get(net_board)->rings, rings, rings);
 }
 
+/* An item's value while it waits for the network (outside [-1, 1], so never an answer). */
+static const float AWAITING_NETWORK = 2.0f;
+
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
                         float *logits, float *values, mcts_eval_cache *cache, char *err, size_t errlen) {
     size_t per = (size_t)g->ncells * NN_HEADS;
     int misses = 0;
-    for (int i = 0; i < n; i++) {      /* answer the stored positions now (before any put moves them) */
+    for (int i = 0; i < n; i++) {      /* answer the stored positions now (logits[0..per) as scratch) */
         if (items[i].pos->board != g->kind) {
             mcts_wrong_board_msg(g->kind, (zz_board_kind)items[i].pos->board, err, errlen);
             return -1;
         }
-        const float *stored = cache ? mcts_eval_cache_get(cache, items[i].pos, &items[i].value) : NULL;
-        if (stored)
-            nn_policy_priors(g, stored, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
-        else
+        if (cache && mcts_eval_cache_get(cache, items[i].pos, logits, &items[i].value)) {
+            nn_policy_priors(g, logits, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
+        } else {
+            items[i].value = AWAITING_NETWORK;
             pos[misses++] = *items[i].pos;
+        }
     }
     if (misses == 0) return 0;
     if (run(net, pos, misses, logits, values, err, errlen) != 0) return -1;
-    /* pos[] holds the misses in item order, and no stored item equals a miss (the lookups came
-     * before any put, so a position is stored for every item that has it or for none): item i
-     * is the next miss exactly when it equals pos[k]. */
+    /* pos[k] is the k-th item left waiting, in item order (a shared cache may answer one copy of a
+     * position and not an earlier one: another thread's put came between the two lookups). */
     for (int i = 0, k = 0; i < n && k < misses; i++) {
-        if (!zz_pos_equal(items[i].pos, &pos[k])) continue;
+        if (items[i].value != AWAITING_NETWORK) continue;
         const float *out = logits + (size_t)k * per;
         nn_policy_priors(g, out, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
         items[i].value = values[k];
@@ -134,7 +137,8 @@ static mcts_evaluator *nn_evaluator(nn_model *m, long step, nn_precision p, size
     return e;
 }
 
-/* The same weights and precision, fresh scratch (evaluator.h). */
+/* The same weights and precision, fresh scratch, and the same cache (evaluator.h): what one
+ * search thread's copy evaluated, the others find. */
 static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen) {
     nn_ctx *c = self->ctx;
     char why[256];
@@ -144,8 +148,9 @@ static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen) 
         snprintf(err, errlen, "%s", why);
         return NULL;
     }
-    return nn_evaluator(m, c->step, nn_infer_precision(c->inf), c->cache ? mcts_eval_cache_entries(c->cache) : 0, err,
-                        errlen);
+    mcts_evaluator *e = nn_evaluator(m, c->step, nn_infer_precision(c->inf), 0, err, errlen);
+    if (e && c->cache) ((nn_ctx *)e->ctx)->cache = mcts_eval_cache_share(c->cache);
+    return e;
 }
 
 mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen) {
@@ -172,7 +177,14 @@ int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *e
         return -1;
     }
     if (nn_infer_set_precision(c->inf, p, err, errlen) != 0) return -1;
-    if (c->cache) mcts_eval_cache_clear(c->cache);     /* other arithmetic, other answers */
+    if (c->cache && mcts_eval_cache_shared(c->cache)) {  /* other arithmetic, other answers: a table */
+        size_t entries = mcts_eval_cache_entries(c->cache);   /* of its own (the copies keep theirs) */
+        mcts_eval_cache_free(c->cache);
+        c->cache = NULL;
+        if (mcts_eval_nn_set_cache(e, entries, err, errlen) != 0) return -1;
+    } else if (c->cache) {
+        mcts_eval_cache_clear(c->cache);
+    }
     name_nn(c);
     return 0;
 }
