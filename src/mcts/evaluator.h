@@ -72,9 +72,10 @@ mcts_evaluator *mcts_eval_nn_new(const char *path, char *err, size_t errlen);
 int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen);
 /* A CPU network evaluator's cache of answers by position (eval_cache.h): `entries` slots (rounded
  * down to a power of two; 0: none).  mcts_eval_nn_new starts with MCTS_EVAL_CACHE_DEFAULT; a copy
- * (clone) gets a cache of the same size, empty.  -1 with a message when e is not
- * mcts_eval_nn_new's, entries is over MCTS_EVAL_CACHE_MAX, or out of memory (the cache is then as
- * it was). */
+ * (clone) shares its original's table (a search thread's answers are the others'); set here, or
+ * to another precision, an evaluator leaves the table it shared and gets one of its own.  -1 with
+ * a message when e is not mcts_eval_nn_new's, entries is over MCTS_EVAL_CACHE_MAX, or out of
+ * memory (the cache is then as it was). */
 int mcts_eval_nn_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t errlen);
 /* Its lookups and hits so far (zeros without a cache, or for another evaluator). */
 mcts_eval_cache_stats mcts_eval_nn_cache_stats(const mcts_evaluator *e);
