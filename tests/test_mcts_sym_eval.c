@@ -3,10 +3,14 @@
  * average over a board's whole group is the same for a position and for each of its images (move
  * for move), sums to one, and differs from the identity's priors for the shipped networks; an
  * illegal move is refused; a PUCT root's priors become that average, and so do those of the nodes
- * reached with symvisits= visits (only those); bad settings are refused. */
+ * reached with symvisits= visits (only those); bad settings are refused.  And the network evaluator
+ * that sees each position under a symmetry drawn from its hash (leafsym=): its answer for p is the
+ * plain network's for that image of p, move for move; the symmetry is the position's, various
+ * across positions; its cache gives the same answers back. */
 #include "helpers.h"
 #include "game/symmetry.h"
 #include "mcts/agent.h"
+#include "mcts/eval_net.h"
 #include "mcts/puct.h"
 #include "mcts/sym_eval.h"
 #include <check.h>
@@ -231,6 +235,66 @@ START_TEST(puct_nodes_with_enough_visits_take_the_average) {
 }
 END_TEST
 
+/* A network evaluator with by_symmetry answers p as the plain network answers s(p), s the
+ * position's symmetry (mcts_eval_position_sym): the value bit for bit, each move m's prior as
+ * s(m)'s at s(p) (the same logits summed in another order: within float rounding); again from its
+ * cache; the symmetries drawn vary over positions and stay with each. */
+START_TEST(network_by_symmetry_answers_for_the_image) {
+    static const zz_board_kind boards[] = { ZZ_B37, ZZ_B48, ZZ_B61 };
+    static const char *const nets[] = { "weights/zertz37.ckpt", "weights/zertz48.ckpt", "weights/zertz61.ckpt" };
+    uint64_t rng = seed0 ^ 0x1eaf;
+    char err[256];
+    for (int b = 0; b < 3; b++) {
+        mcts_evaluator *ev = mcts_eval_nn_new(nets[b], err, sizeof err), *sym = mcts_eval_nn_new(nets[b], err, sizeof err);
+        ck_assert_msg(ev && sym, "%s", err);
+        ck_assert_int_eq(mcts_eval_nn_set_cache(ev, 0, err, sizeof err), 0);
+        ck_assert_msg(mcts_eval_nn_set_by_symmetry(sym, true, err, sizeof err) == 0, "%s", err);
+        int seen = 0, nsyms = zz_board_nsyms(boards[b]);       /* which symmetries were drawn */
+        for (int k = 0; k < 16; k++) {
+            zz_pos p = random_choice(boards[b], 1 + k % 13, &rng), image;
+            int s = mcts_eval_position_sym(&p);
+            ck_assert(s >= 0 && s < nsyms);
+            ck_assert_int_eq(mcts_eval_position_sym(&p), s);
+            seen |= 1 << s;
+            const zz_sym *sm = zz_board_sym(boards[b], s);
+            zz_sym_pos(sm, &p, &image);
+            float v_image, v_sym, v_again;
+            int ni = evaluate_plain(ev, &image, image_priors, &v_image);
+            memcpy(image_moves, moves, sizeof moves);
+            for (int round = 0; round < 2; round++) {         /* the network, then the cache */
+                int n = evaluate_plain(sym, &p, priors, round ? &v_again : &v_sym);
+                ck_assert(round == 0 || v_again == v_sym);
+                ck_assert_msg(v_sym == v_image, "%d rings, position %d: value %g, the image's %g", zz_board_get(boards[b])->rings, k, v_sym, v_image);
+                ck_assert_int_eq(n, ni);
+                for (int i = 0; i < n; i++) {
+                    zz_move m = zz_sym_move(sm, moves[i]);
+                    int j = 0;
+                    while (j < ni && image_moves[j] != m) j++;
+                    ck_assert_int_lt(j, ni);
+                    ck_assert_msg(fabsf(priors[i] - image_priors[j]) <= 1e-6f + 1e-5f * image_priors[j],
+                                  "%d rings, position %d, move %d: prior %g, the image's %g", zz_board_get(boards[b])->rings, k, i, priors[i], image_priors[j]);
+                }
+            }
+        }
+        ck_assert_msg(__builtin_popcount((unsigned)seen) >= 3, "%d rings: 16 positions drew %d symmetries", zz_board_get(boards[b])->rings, __builtin_popcount((unsigned)seen));
+        ck_assert_int_eq(mcts_eval_nn_set_by_symmetry(sym, false, err, sizeof err), 0);   /* off: the plain answer */
+        zz_pos p = random_choice(boards[b], 5, &rng);
+        float v0, v1;
+        int n = evaluate_plain(ev, &p, plain, &v0);
+        ck_assert_int_eq(evaluate_plain(sym, &p, priors, &v1), n);
+        ck_assert(v0 == v1 && !memcmp(plain, priors, (size_t)n * sizeof(float)));
+        mcts_evaluator_free(ev), mcts_evaluator_free(sym);
+    }
+    mcts_evaluator *u = mcts_eval_uniform_new();
+    ck_assert_int_ne(mcts_eval_nn_set_by_symmetry(u, true, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "CPU network"), "%s", err);
+    mcts_evaluator_free(u);
+    th_agent_plays("puct:weights/zertz37.ckpt:50,leafsym=1", ZZ_B37, 4, 9);
+    ck_assert_int_ne(mcts_agent_check_spec("puct:weights/zertz37.ckpt:50,leafsym=2", err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "leafsym"), "%s", err);
+}
+END_TEST
+
 START_TEST(agent_rootsym_option) {
     char err[256];
     ck_assert_msg(mcts_agent_check_spec("puct:weights/zertz37.ckpt:10,rootsym=12", err, sizeof err) == 0, "%s", err);
@@ -252,6 +316,7 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_root_takes_the_average);
     tcase_add_test(t, puct_nodes_with_enough_visits_take_the_average);
     tcase_add_test(t, agent_rootsym_option);
+    tcase_add_test(t, network_by_symmetry_answers_for_the_image);
     suite_add_tcase(s, t);
     return s;
 }

@@ -33,7 +33,7 @@ static int cuda_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *e
 {
     cuda_ctx *c = self->ctx;
     return mcts_eval_net_items(zz_cuda_infer_geom(c->inf), zz_cuda_net_run, c->inf, items, n, c->pos, c->logits, c->values,
-                               NULL /* no cache: untried on a GPU */, err, errlen);
+                               NULL /* no cache: untried on a GPU */, false, err, errlen);
 }
 
 static void cuda_destroy(mcts_evaluator *self)

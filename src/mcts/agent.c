@@ -41,6 +41,8 @@ struct mcts_agent {
     int game_moves;                /* moves chosen in this game */
     int prec;                      /* the network's convolutions (nn_precision), -1 ZZ_NN_PRECISION's */
     int cache;                     /* the network evaluator's cache slots (eval_cache.h; 0: none) */
+    int leafsym;                   /* 1: the network sees each position under a symmetry drawn from
+                                      its hash (mcts_eval_nn_set_by_symmetry) */
     double mix;                    /* leaf values blended with random rollouts (0: none) */
     int mix_rollouts;
     double abmix, abscale;         /* leaf values blended with alpha-beta (0: none; eval_ab.c) */
@@ -130,6 +132,7 @@ static const agent_option OPTIONS[] = {
     { "solver", FOR_PUCT, 0, 1, true, "prove won and lost positions in the tree: take a proven win, avoid a proven loss" },
     { "prec", FOR_PUCT, -1, 2, true, "network convolutions: 0 float, 1 bf16, 2 int8, -1 as ZZ_NN_PRECISION says" },
     { "cache", FOR_PUCT, 0, MCTS_EVAL_CACHE_MAX, true, "a network's answers kept for positions met again, this many (a power of two; 0: none)" },
+    { "leafsym", FOR_PUCT, 0, 1, true, "1: the network sees each position under a symmetry of the board drawn from the position's hash, the answer mapped back" },
 };
 enum { NOPTIONS = sizeof OPTIONS / sizeof *OPTIONS };
 
@@ -191,6 +194,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "solver")) a->pcfg.solver = (int)v;
     else if (!strcmp(k, "prec")) a->prec = (int)v;
     else if (!strcmp(k, "cache")) a->cache = (int)v;
+    else if (!strcmp(k, "leafsym")) a->leafsym = (int)v;
 }
 
 /* Whether the guard searches beside PUCT: the whole-root guard (guardtop=0) with guardpar=1, or
@@ -250,6 +254,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "solver")) return a->pcfg.solver;
     if (!strcmp(k, "prec")) return a->prec;
     if (!strcmp(k, "cache")) return a->cache;
+    if (!strcmp(k, "leafsym")) return a->leafsym;
     return 0;
 }
 
@@ -336,6 +341,7 @@ static int make_eval(mcts_agent *a, zz_board_kind board, uint64_t seed, char *er
     if (a->prec >= 0 && mcts_eval_nn_set_precision(a->ev, nn_precision_name((nn_precision)a->prec), err, errlen) != 0)
         return -1;
     if (!mcts_eval_is_builtin(w) && mcts_eval_nn_set_cache(a->ev, (size_t)a->cache, err, errlen) != 0) return -1;
+    if (a->leafsym && mcts_eval_nn_set_by_symmetry(a->ev, true, err, errlen) != 0) return -1;
     a->ev_board = (int)board;
     if (a->mix > 0 && !(a->ev = mcts_eval_mix_new(a->ev, true, a->mix, a->mix_rollouts, seed))) {
         snprintf(err, errlen, "out of memory");

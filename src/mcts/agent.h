@@ -34,7 +34,9 @@
  * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guardtop=K,
  * default 0: alpha-beta after PUCT over PUCT's move and its K most visited others only; guard.h).
  * cache=N (a network's answers kept for N positions, met again in a search or a later one of the
- * game: eval_cache.h; default MCTS_EVAL_CACHE_DEFAULT, 0: none).
+ * game: eval_cache.h; default MCTS_EVAL_CACHE_DEFAULT, 0: none); leafsym=1 (the network sees each
+ * position under a symmetry of the board drawn from its hash, the answer mapped back: eval_net.h;
+ * default 0).
  * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
  * not a number, or a fraction for a whole-number option is refused with a message.
  *

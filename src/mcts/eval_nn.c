@@ -7,6 +7,7 @@
 #include "nn/checkpoint.h"
 #include "nn/infer.h"
 #include "nn/policy.h"
+#include "game/symmetry.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ typedef struct {
     float *values;               /* [NN_EVAL_MAX_BATCH] */
     long step;                   /* the checkpoint's */
     mcts_eval_cache *cache;      /* answers by position; NULL: none */
+    bool by_symmetry;            /* each position evaluated under mcts_eval_position_sym's symmetry */
     char name[96];
 } nn_ctx;
 
@@ -40,8 +42,20 @@ void mcts_wrong_board_msg(zz_board_kind net_board, zz_board_kind pos_board, char
 /* An item's value while it waits for the network (outside [-1, 1], so never an answer). */
 static const float AWAITING_NETWORK = 2.0f;
 
+int mcts_eval_position_sym(const zz_pos *p) {
+    return (int)((zz_hash(p) >> 40) % (uint64_t)zz_board_nsyms((zz_board_kind)p->board));
+}
+
+/* The network's logits for s(p), img[P][NN_HEADS], as logits for p: every head is per cell, so
+ * p's row for cell a is s(p)'s row for cell s(a). */
+static void logits_back(const nn_geom *g, const zz_sym *s, const float *img, float *out) {
+    for (int r = 0; r < g->ncells; r++)
+        memcpy(out + (size_t)r * NN_HEADS, img + (size_t)g->index[s->map[g->cell[r]]] * NN_HEADS, NN_HEADS * sizeof(float));
+}
+
 int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval_item *items, int n, zz_pos *pos,
-                        float *logits, float *values, mcts_eval_cache *cache, char *err, size_t errlen) {
+                        float *logits, float *values, mcts_eval_cache *cache, bool by_symmetry, char *err,
+                        size_t errlen) {
     size_t per = (size_t)g->ncells * NN_HEADS;
     int misses = 0;
     for (int i = 0; i < n; i++) {      /* answer the stored positions now (logits[0..per) as scratch) */
@@ -53,16 +67,22 @@ int mcts_eval_net_items(const nn_geom *g, mcts_net_run run, void *net, mcts_eval
             nn_policy_priors(g, logits, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
         } else {
             items[i].value = AWAITING_NETWORK;
-            pos[misses++] = *items[i].pos;
+            if (by_symmetry) zz_sym_pos(zz_board_sym(g->kind, mcts_eval_position_sym(items[i].pos)), items[i].pos, &pos[misses++]);
+            else pos[misses++] = *items[i].pos;
         }
     }
     if (misses == 0) return 0;
     if (run(net, pos, misses, logits, values, err, errlen) != 0) return -1;
     /* pos[k] is the k-th item left waiting, in item order (a shared cache may answer one copy of a
      * position and not an earlier one: another thread's put came between the two lookups). */
+    static _Thread_local float back[ZZ_MAX_RINGS * NN_HEADS];
     for (int i = 0, k = 0; i < n && k < misses; i++) {
         if (items[i].value != AWAITING_NETWORK) continue;
         const float *out = logits + (size_t)k * per;
+        if (by_symmetry) {
+            logits_back(g, zz_board_sym(g->kind, mcts_eval_position_sym(items[i].pos)), out, back);
+            out = back;
+        }
         nn_policy_priors(g, out, items[i].pos, items[i].moves, items[i].nmoves, items[i].priors);
         items[i].value = values[k];
         if (cache) mcts_eval_cache_put(cache, items[i].pos, out, values[k]);
@@ -78,7 +98,7 @@ int mcts_net_run_cpu(void *net, const zz_pos *pos, int n, float *logits, float *
 static int nn_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
     nn_ctx *c = self->ctx;
     return mcts_eval_net_items(nn_infer_geom(c->inf), mcts_net_run_cpu, c->inf, items, n, c->pos, c->logits, c->values,
-                               c->cache, err, errlen);
+                               c->cache, c->by_symmetry, err, errlen);
 }
 
 static void nn_destroy(mcts_evaluator *self) {
@@ -150,6 +170,7 @@ static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen) 
     }
     mcts_evaluator *e = nn_evaluator(m, c->step, nn_infer_precision(c->inf), 0, err, errlen);
     if (e && c->cache) ((nn_ctx *)e->ctx)->cache = mcts_eval_cache_share(c->cache);
+    if (e) ((nn_ctx *)e->ctx)->by_symmetry = c->by_symmetry;
     return e;
 }
 
@@ -168,6 +189,20 @@ static nn_ctx *cpu_net(const mcts_evaluator *e, const char *what, char *err, siz
     return NULL;
 }
 
+/* The cache's answers no longer hold (e's arithmetic or images changed): a shared table is left to
+ * the copies and e gets an empty one of the same size; a table of e's own is emptied. */
+static int forget_answers(mcts_evaluator *e, nn_ctx *c, char *err, size_t errlen) {
+    if (!c->cache) return 0;
+    if (!mcts_eval_cache_shared(c->cache)) {
+        mcts_eval_cache_clear(c->cache);
+        return 0;
+    }
+    size_t entries = mcts_eval_cache_entries(c->cache);
+    mcts_eval_cache_free(c->cache);
+    c->cache = NULL;
+    return mcts_eval_nn_set_cache(e, entries, err, errlen);
+}
+
 int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *err, size_t errlen) {
     nn_ctx *c = cpu_net(e, "a precision", err, errlen);
     if (!c) return -1;
@@ -177,16 +212,16 @@ int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *e
         return -1;
     }
     if (nn_infer_set_precision(c->inf, p, err, errlen) != 0) return -1;
-    if (c->cache && mcts_eval_cache_shared(c->cache)) {  /* other arithmetic, other answers: a table */
-        size_t entries = mcts_eval_cache_entries(c->cache);   /* of its own (the copies keep theirs) */
-        mcts_eval_cache_free(c->cache);
-        c->cache = NULL;
-        if (mcts_eval_nn_set_cache(e, entries, err, errlen) != 0) return -1;
-    } else if (c->cache) {
-        mcts_eval_cache_clear(c->cache);
-    }
     name_nn(c);
-    return 0;
+    return forget_answers(e, c, err, errlen);            /* other arithmetic, other answers */
+}
+
+int mcts_eval_nn_set_by_symmetry(mcts_evaluator *e, bool on, char *err, size_t errlen) {
+    nn_ctx *c = cpu_net(e, "evaluation under a symmetry", err, errlen);
+    if (!c) return -1;
+    if (c->by_symmetry == on) return 0;
+    c->by_symmetry = on;
+    return forget_answers(e, c, err, errlen);            /* other images, other answers */
 }
 
 int mcts_eval_nn_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t errlen) {

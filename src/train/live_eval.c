@@ -84,7 +84,7 @@ static int take_weights(live_ctx *c, char *err, size_t errlen) {
 
 static int run_net(live_ctx *c, mcts_eval_item *items, int n, char *err, size_t errlen) {
     return mcts_eval_net_items(live_geom(c), c->gpu ? zz_cuda_net_run : mcts_net_run_cpu, c->gpu ? (void *)c->gpu : (void *)c->inf,
-                               items, n, c->pos, c->logits, c->values, NULL /* weights change: no cache */, err, errlen);
+                               items, n, c->pos, c->logits, c->values, NULL /* weights change: no cache */, false, err, errlen);
 }
 
 static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
