@@ -115,13 +115,17 @@ static double bench_puct(int threads, int batch, uint64_t sims, int reps, const 
     return best;
 }
 
-/* Simulations/s over a game of `moves` moves from the 37-ring opening, `sims` simulations each,
- * on `threads` search threads (an evaluator each, the copies sharing the cache: eval_cache.h), tree
- * reuse, the network in prec with a cache of cache_entries answers (0: none); the share of the
- * network's answers that came from the cache in *hit_share.  On one thread the game is the same
- * with the cache and without it (test_mcts_eval_cache). */
+enum { BENCH_GAME_MAX = 64 };
+
+/* Simulations/s over a game of `moves` moves (at most BENCH_GAME_MAX) from the 37-ring opening,
+ * `sims` simulations each, on `threads` search threads (an evaluator each, the copies sharing the
+ * cache: eval_cache.h), tree reuse, the network in prec with a cache of cache_entries answers (0:
+ * none); the share of the network's answers that came from the cache in *hit_share.  The moves
+ * played: with `game` NULL the search's own choices, else game[0..moves) (so that searches on two
+ * threads, which differ from run to run, search the positions of one game); *played gets how
+ * many.  On one thread the game is the same with the cache and without it (test_mcts_eval_cache). */
 static double bench_game(int threads, size_t cache_entries, uint64_t sims, int moves, const char *prec,
-                         double *hit_share) {
+                         zz_move *record, const zz_move *game, int *played, double *hit_share) {
     char err[256];
     mcts_evaluator *ev = bench_evaluator(prec, cache_entries);
     mcts_puct_config c;
@@ -134,7 +138,8 @@ static double bench_game(int threads, size_t cache_entries, uint64_t sims, int m
     zz_pos_init(&p, ZZ_B37);
     mcts_puct_set_root(s, &p);
     double seconds = 0, done = 0;
-    for (int i = 0; i < moves && !zz_over(&p); i++) {
+    int i = 0;
+    for (; i < moves && i < BENCH_GAME_MAX && !zz_over(&p); i++) {
         mcts_search_stats st;
         if (mcts_puct_search(s, sims, 0, false, &st, err, sizeof err) != 0) {
             fprintf(stderr, "zertz: bench_mcts: PUCT search failed: %s\n", err);
@@ -142,10 +147,12 @@ static double bench_game(int threads, size_t cache_entries, uint64_t sims, int m
         }
         seconds += st.seconds;
         done += (double)st.iterations;
-        zz_move m = mcts_puct_pick(s, 0);
+        zz_move m = game ? game[i] : mcts_puct_pick(s, 0);
+        if (record) record[i] = m;
         zz_apply(&p, m, NULL);
         mcts_puct_advance(s, m);
     }
+    *played = i;
     mcts_eval_cache_stats cs = mcts_eval_nn_cache_stats(ev);
     *hit_share = cs.lookups ? (double)cs.hits / (double)cs.lookups : 0;
     mcts_puct_free(s);
@@ -248,10 +255,14 @@ int main(int argc, char **argv) {
     double np1 = bench_puct(1, 8, nsims, reps, play, true), np2 = bench_puct(2, 8, nsims, reps, play, true);
     double np2b = bench_puct(2, 8, nsims, reps, play, false);
     int game_moves = reps == 1 ? 10 : 24;
-    double share_off, share_on, share2, g_off = bench_game(1, 0, nsims, game_moves, play, &share_off),
-                                g_on = bench_game(1, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, &share_on);
-    double share2_off, g2_off = bench_game(2, 0, nsims, game_moves, play, &share2_off),
-                       g2_on = bench_game(2, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, &share2);
+    zz_move game[BENCH_GAME_MAX];      /* the one-thread game's moves, replayed on two threads */
+    int played;
+    double share_off, share_on, share2, share2_off;
+    double g_off = bench_game(1, 0, nsims, game_moves, play, game, NULL, &played, &share_off);
+    double g_on = bench_game(1, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, NULL, NULL, &played, &share_on);
+    game_moves = played;
+    double g2_off = bench_game(2, 0, nsims, game_moves, play, NULL, game, &played, &share2_off);
+    double g2_on = bench_game(2, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, NULL, game, &played, &share2);
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -276,9 +287,9 @@ int main(int argc, char **argv) {
     printf("%-52s %14.0f\n", row, g_off);
     snprintf(row, sizeof row, "PUCT in a game (%d moves), network %s, cache", game_moves, play);
     printf("%-52s %14.0f   (x%.2f; %.1f %% of the answers from the cache)\n", row, g_on, g_on / g_off, 100 * share_on);
-    snprintf(row, sizeof row, "PUCT in a game (%d moves), 2 threads, no cache", game_moves);
+    snprintf(row, sizeof row, "the same moves, 2 threads searching, no cache");
     printf("%-52s %14.0f\n", row, g2_off);
-    snprintf(row, sizeof row, "PUCT in a game (%d moves), 2 threads, one cache", game_moves);
+    snprintf(row, sizeof row, "the same moves, 2 threads searching, one cache");
     printf("%-52s %14.0f   (x%.2f; %.1f %% of the answers from the cache)\n", row, g2_on, g2_on / g2_off, 100 * share2);
     printf("%-52s %14.0f\n", "queue push+pop, 1 thread", q0);
     printf("%-52s %14.0f\n", "queue items, 1 producer -> 1 consumer", q1);
