@@ -1,7 +1,9 @@
 /* eval_nn.c — the network as an evaluator: a checkpoint (src/nn/checkpoint.h) folded into an
  * inference net (nn/infer.h) on the CPU; priors are the softmax of the factorised policy over
  * each position's legal moves (nn/policy.h), the value is the net's tanh output for the mover.
- * Positions it has answered before come from its cache (eval_cache.h). */
+ * Positions it or one of its copies (clone: a search thread's) has answered before come from the
+ * cache they share (eval_cache.h).  mcts_eval_net_items is the body every network evaluator shares
+ * (eval_net.h), with its option of showing the network each position under a symmetry. */
 #include "evaluator.h"
 #include "mcts/eval_net.h"
 #include "nn/checkpoint.h"
