@@ -276,6 +276,7 @@ START_TEST(network_by_symmetry_answers_for_the_image) {
                 }
             }
         }
+        ck_assert_uint_ge(mcts_eval_nn_cache_stats(sym).hits, 16);   /* the second rounds came from the cache */
         ck_assert_msg(__builtin_popcount((unsigned)seen) >= 3, "%d rings: 16 positions drew %d symmetries", zz_board_get(boards[b])->rings, __builtin_popcount((unsigned)seen));
         ck_assert_int_eq(mcts_eval_nn_set_by_symmetry(sym, false, err, sizeof err), 0);   /* off: the plain answer */
         zz_pos p = random_choice(boards[b], 5, &rng);
