@@ -1,5 +1,6 @@
 /* test_mcts_eval_cache.c — the network's answers kept by position (mcts/eval_cache.h): the table
- * itself (a stored position and only it is found; a slot keeps the last position put there), the
+ * itself (a stored position and only it is found; a slot keeps the last position put there; a
+ * holder finds only its own tag's answers), the
  * table under two threads (a get returns a whole put or nothing), the network evaluator with and
  * without it (the same priors and values, bit for bit, duplicates in a batch included), an
  * evaluator and its copy sharing one table (one's answers found by the other, alone and from two
@@ -68,6 +69,35 @@ START_TEST(cache_finds_what_was_put) {
 }
 END_TEST
 
+/* Tags: a holder finds only what was put under its own tag; a second holder starts with the first
+ * one's tag, and the counts are the table's. */
+START_TEST(cache_keeps_tags_apart) {
+    uint64_t rng = seed0 ^ 0x7a6;
+    mcts_eval_cache *c = mcts_eval_cache_new(64, 3);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(mcts_eval_cache_tag(c), 0);
+    zz_pos p = th_random_position(ZZ_B37, 6, &rng);
+    float a[3] = { 1, 2, 3 }, b[3] = { -1, -2, -3 }, got[3], v;
+    mcts_eval_cache_set_tag(c, 7);
+    mcts_eval_cache_put(c, &p, a, 0.5f);
+    mcts_eval_cache *k = mcts_eval_cache_share(c);
+    ck_assert_ptr_nonnull(k);
+    ck_assert_uint_eq(mcts_eval_cache_tag(k), 7);
+    ck_assert(mcts_eval_cache_get(k, &p, got, &v) && v == 0.5f && !memcmp(got, a, sizeof a));
+    mcts_eval_cache_set_tag(k, 8);                        /* other weights: not their answer */
+    ck_assert(!mcts_eval_cache_get(k, &p, got, &v));
+    mcts_eval_cache_put(k, &p, b, -0.5f);                 /* takes the position's slot */
+    ck_assert(!mcts_eval_cache_get(c, &p, got, &v));
+    ck_assert(mcts_eval_cache_get(k, &p, got, &v) && v == -0.5f && !memcmp(got, b, sizeof b));
+    mcts_eval_cache_stats st = mcts_eval_cache_get_stats(c);
+    ck_assert_uint_eq(st.lookups, 4);
+    ck_assert_uint_eq(st.hits, 2);
+    mcts_eval_cache_free(c);                              /* k keeps the table */
+    ck_assert(mcts_eval_cache_get(k, &p, got, &v));
+    mcts_eval_cache_free(k);
+}
+END_TEST
+
 /* ---- the table under two threads ---------------------------------------------------------- */
 
 enum { HAMMER_POSITIONS = 64, HAMMER_PER = 1201, HAMMER_SLOTS = 4, HAMMER_OPS = 400000 };
@@ -110,9 +140,9 @@ START_TEST(shared_table_under_two_threads) {
     mcts_eval_cache *c = mcts_eval_cache_new(HAMMER_SLOTS, HAMMER_PER);
     ck_assert_ptr_nonnull(c);
     ck_assert(!mcts_eval_cache_shared(c));
-    mcts_eval_cache *c2 = mcts_eval_cache_share(c);
-    ck_assert_ptr_eq(c2, c);
-    ck_assert(mcts_eval_cache_shared(c));
+    mcts_eval_cache *c2 = mcts_eval_cache_share(c);       /* a holder of its own, on the same table */
+    ck_assert_ptr_nonnull(c2);
+    ck_assert(mcts_eval_cache_shared(c) && mcts_eval_cache_shared(c2));
     hammer_job jobs[2] = { { .cache = c, .pos = pos, .rng = rng ^ 1 }, { .cache = c2, .pos = pos, .rng = rng ^ 2 } };
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, hammer, &jobs[1]), 0);
@@ -346,6 +376,7 @@ static Suite *suite(void) {
     TCase *t = tcase_create("eval_cache");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, cache_finds_what_was_put);
+    tcase_add_test(t, cache_keeps_tags_apart);
     tcase_add_test(t, shared_table_under_two_threads);
     tcase_add_test(t, network_answers_the_same_from_its_cache);
     tcase_add_test(t, copies_share_the_table);

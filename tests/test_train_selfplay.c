@@ -3,7 +3,9 @@
  * games it produces are well-formed training samples (legal visits, z from each position's
  * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
  * blended with the root value; teacher mode (UCT plays, no network); passing one-move nodes; the
- * quiet-leaf evaluator over the network (--quiet-leaves). */
+ * quiet-leaf evaluator over the network (--quiet-leaves); the live network's cache of answers
+ * keeping each weights' answers apart. */
+#include "mcts/eval_cache.h"
 #include "nn/omp_env.h"
 #include "train/live_eval.h"
 #include "train/selfplay.h"
@@ -292,6 +294,63 @@ START_TEST(live_network_lanes) {
     ck_assert(th_same_answers(lane2, lane2, ZZ_B37, 8, 7));                                          /* still works alone */
     mcts_evaluator_free(lane2);
     mcts_evaluator_free(before);
+    nn_model_free(m);
+}
+END_TEST
+
+/* The live network's cache of answers (tr_live_eval_set_cache): the first evaluator and its lane
+ * share one table, yet each answers exactly as a fresh network on the weights it runs, also when
+ * the table holds the same positions under older weights and while the two run different weights
+ * (the lane one publish behind).  Without the version tags the first evaluator would read the old
+ * weights' answers after a publish. */
+START_TEST(live_network_cache_follows_the_weights) {
+    setenv("ZZ_BACKEND", "cpu", 1);
+    char err[256];
+    nn_config nc;
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1, nc.channels = 8, nc.policy_channels = 4, nc.value_channels = 2, nc.value_hidden = 8;
+    nn_model *m = nn_model_create(&nc, NN_F32, 5, err, sizeof err);
+    ck_assert_msg(m, "%s", err);
+    uint64_t rng = 23;
+    th_perturb_model(m, &rng);
+    mcts_evaluator *first = tr_live_eval_new(m, 0, err, sizeof err);
+    ck_assert_msg(first, "%s", err);
+    ck_assert_uint_eq(tr_live_eval_cache_stats(first).lookups, 0);              /* none by default */
+    ck_assert_int_ne(tr_live_eval_set_cache(first, (size_t)MCTS_EVAL_CACHE_MAX + 1, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "at most"), "%s", err);
+    ck_assert_int_eq(tr_live_eval_set_cache(first, 512, err, sizeof err), 0);
+    mcts_evaluator *lane = mcts_evaluator_clone(first, err, sizeof err);
+    ck_assert_msg(lane, "%s", err);
+    ck_assert_int_ne(tr_live_eval_set_cache(first, 64, err, sizeof err), 0);    /* copies made: refused */
+    mcts_evaluator *w0 = tr_live_eval_new(m, 0, err, sizeof err);               /* no cache: the truth */
+    for (int round = 0; round < 2; round++) {
+        ck_assert(th_same_answers(first, w0, ZZ_B37, 12, 3));
+        ck_assert(th_same_answers(lane, w0, ZZ_B37, 12, 3));
+    }
+    mcts_eval_cache_stats st = tr_live_eval_cache_stats(first);
+    ck_assert_uint_eq(st.lookups, 48);
+    ck_assert_uint_ge(st.hits, 27);          /* all but the first evaluator's first round (slots may clash) */
+    th_perturb_model(m, &rng);                                                  /* version 1 */
+    mcts_evaluator *w1 = tr_live_eval_new(m, 0, err, sizeof err);
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 1);
+    ck_assert(!th_same_answers(w0, w1, ZZ_B37, 12, 3));                         /* the weights did move */
+    ck_assert(th_same_answers(first, w1, ZZ_B37, 12, 3));                       /* not the cached w0 answers */
+    th_perturb_model(m, &rng);                                                  /* version 2: the lane busy */
+    mcts_evaluator *w2 = tr_live_eval_new(m, 0, err, sizeof err);
+    ck_assert_int_eq(tr_live_eval_publish(first, m, err, sizeof err), 0);
+    /* a position has one slot: the two versions' answers take it from each other, never mixed */
+    for (int round = 0; round < 2; round++) ck_assert(th_same_answers(lane, w1, ZZ_B37, 12, 3));
+    ck_assert_uint_ge(tr_live_eval_cache_stats(lane).hits, st.hits + 9);       /* the lane's second round */
+    for (int round = 0; round < 2; round++) ck_assert(th_same_answers(first, w2, ZZ_B37, 12, 3));
+    ck_assert_uint_ge(tr_live_eval_cache_stats(lane).hits, st.hits + 18);      /* and the first's */
+    for (int round = 0; round < 2; round++) {
+        ck_assert(th_same_answers(first, w2, ZZ_B37, 12, 3));
+        ck_assert(th_same_answers(lane, w1, ZZ_B37, 12, 3));
+    }
+    mcts_evaluator_free(first);                                                 /* the lane keeps the table */
+    ck_assert(th_same_answers(lane, w1, ZZ_B37, 12, 3));
+    mcts_evaluator_free(lane);
+    mcts_evaluator_free(w0), mcts_evaluator_free(w1), mcts_evaluator_free(w2);
     nn_model_free(m);
 }
 END_TEST
@@ -586,6 +645,7 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, every_request_answered_once);
     tcase_add_test(tc, eval_threads_need_a_copyable_evaluator);
     tcase_add_test(tc, live_network_lanes);
+    tcase_add_test(tc, live_network_cache_follows_the_weights);
     tcase_add_test(tc, pass_forced_reaches_the_search);
     tcase_add_test(tc, stop_early_and_hold);
     tcase_add_test(tc, trainer_step_on_selfplay);

@@ -2,7 +2,9 @@
  * second, network evaluations per second and the mean evaluator batch, for the default training
  * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
  * the first again with two evaluator threads (--eval-threads 2), and with int8 convolutions
- * (--selfplay-precision int8, on one and on two evaluator threads) where the CPU has them,
+ * (--selfplay-precision int8, on one and on two evaluator threads) where the CPU has them, and
+ * without the cache of answers (--eval-cache 0) on two evaluator threads; the cache column is the
+ * share of the answers it gave,
  * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
  * the network on the GPU, more games in flight).
  *
@@ -40,8 +42,10 @@ static double now_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Self-play with ev for `seconds`, then one table row.  0, or -1 (message printed). */
-static int bench_with(const char *label, const char *net, mcts_evaluator *ev, const tr_run_config *rc, double seconds) {
+/* Self-play with ev for `seconds`, then one table row (its cache's share of the answers when ev is
+ * a live network: `live`).  0, or -1 (message printed). */
+static int bench_with(const char *label, const char *net, mcts_evaluator *ev, bool live, const tr_run_config *rc,
+                      double seconds) {
     char err[256];
     tr_selfplay *sp = tr_selfplay_new(&rc->sp, ev, err, sizeof err);
     if (!sp || tr_selfplay_start(sp, err, sizeof err) != 0) {
@@ -60,9 +64,12 @@ static int bench_with(const char *label, const char *net, mcts_evaluator *ev, co
     double dt = now_s() - t0;
     tr_selfplay_stats st;
     tr_selfplay_stats_get(sp, &st);
-    printf("| %-22s | %-8s | %5d | %4d | %8.0f | %8.0f | %6.1f | %6lld |\n", label, net,
+    mcts_eval_cache_stats cs = live ? tr_live_eval_cache_stats(ev) : (mcts_eval_cache_stats){ 0, 0 };
+    char cache[16] = "-";
+    if (cs.lookups) snprintf(cache, sizeof cache, "%.1f %%", 100.0 * (double)cs.hits / (double)cs.lookups);
+    printf("| %-22s | %-8s | %5d | %4d | %8.0f | %8.0f | %6.1f | %6lld | %6s |\n", label, net,
            rc->sp.games_in_flight, rc->sp.sims_full, (double)st.moves / dt, (double)st.evals / dt,
-           st.batches ? (double)st.evals / (double)st.batches : 0.0, st.games);
+           st.batches ? (double)st.evals / (double)st.batches : 0.0, st.games, cache);
     tr_selfplay_free(sp);
     return 0;
 }
@@ -76,10 +83,11 @@ static int bench(const char *label, int blocks, int channels, const tr_run_confi
     nn_model *m = nn_model_create(&nc, NN_F32, 1, err, sizeof err);
     mcts_evaluator *ev = m ? tr_live_eval_new(m, rc->sp.net_precision, err, sizeof err) : NULL;
     int r = -1;
-    if (!ev) fprintf(stderr, "zertz: bench_train: %s\n", err);
-    else {
+    if (!ev || tr_live_eval_set_cache(ev, (size_t)rc->sp.eval_cache, err, sizeof err) != 0) {
+        fprintf(stderr, "zertz: bench_train: %s\n", err);
+    } else {
         snprintf(net, sizeof net, "%2d x %-3d", nc.blocks, nc.channels);
-        r = bench_with(label, net, ev, rc, seconds);
+        r = bench_with(label, net, ev, true, rc, seconds);
     }
     mcts_evaluator_free(ev);
     nn_model_free(m);
@@ -90,7 +98,7 @@ static int bench(const char *label, int blocks, int channels, const tr_run_confi
 static int bench_search_only(const tr_run_config *rc, double seconds) {
     mcts_evaluator *ev = mcts_eval_uniform_new();
     if (!ev) { fprintf(stderr, "zertz: bench_train: out of memory\n"); return -1; }
-    int r = bench_with("search only (uniform)", "none", ev, rc, seconds);
+    int r = bench_with("search only (uniform)", "none", ev, false, rc, seconds);
     mcts_evaluator_free(ev);
     return r;
 }
@@ -160,15 +168,19 @@ int main(int argc, char **argv) {
     printf("\n%d games in flight, %d search threads, %d evaluator thread(s), batch at most %d\n",
            rc.sp.games_in_flight, rc.sp.threads, rc.sp.eval_threads, rc.sp.max_batch);
     nn_cpu_print_line("");
-    printf("| %-22s | %-8s | %5s | %4s | %8s | %8s | %6s | %6s |\n", "config", "net", "games", "sims", "pos/s", "evals/s",
-           "batch", "done");
-    printf("|------------------------|----------|-------|------|----------|----------|--------|--------|\n");
+    printf("| %-22s | %-8s | %5s | %4s | %8s | %8s | %6s | %6s | %6s |\n", "config", "net", "games", "sims", "pos/s",
+           "evals/s", "batch", "done", "cache");
+    printf("|------------------------|----------|-------|------|----------|----------|--------|--------|--------|\n");
     if (search_only) return bench_search_only(&rc, seconds) != 0;
     if (bench(gpu ? "train default" : "train default (CPU)", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     if (bench("default net", 0, 0, &rc, seconds) != 0) return 1;
     if (gpu || fixed_eval) return 0;
     rc.sp.eval_threads = 2;                    /* tools/train --eval-threads 2 */
     if (bench("train default, 2 eval", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    int cache = rc.sp.eval_cache;
+    rc.sp.eval_cache = 0;                      /* --eval-cache 0 */
+    if (bench("2 eval, no cache", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    rc.sp.eval_cache = cache;
     rc.sp.eval_threads = 1;
     if (!nn_int8_available()) {
         printf("| %-22s | not run: this CPU lacks " NN_INT8_NEEDS " |\n", "train default, int8");
@@ -178,5 +190,7 @@ int main(int argc, char **argv) {
     if (bench("train default, int8", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     rc.sp.eval_threads = 2;                    /* --eval-threads 2 */
     if (bench("int8, 2 eval threads", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+    rc.sp.eval_cache = 0;
+    if (bench("int8, 2 eval, no cache", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     return 0;
 }

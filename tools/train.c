@@ -10,6 +10,7 @@
 #include "train/recipe.h"
 #include "cuda/backend.h"
 #include "mcts/ab.h"
+#include "mcts/eval_cache.h"
 #include "mcts/puct.h"
 #include <signal.h>
 #include <stddef.h>
@@ -44,6 +45,9 @@ static void usage(FILE *f) {
             "  --eval-threads N     self-play evaluator threads, a copy of the network each (default 2 on\n"
             "                       a CPU with 2 or more cores: x1.5 positions/s on 2 cores; with a GPU\n"
             "                       4 on 8+ cores (x3.1 evaluations/s on an H200), else 1; 1 with --mpi)\n"
+            "  --eval-cache N       slots of the self-play network's cache of answers by position, one\n"
+            "                       table for all evaluator threads, each answer kept with the weights\n"
+            "                       it came from (default %d; 0 = none; the GPU network keeps none)\n"
             "  --sgd-threads-held N CPU SGD on N OpenMP threads while self-play waits for training (its\n"
             "                       evaluators idle then); else on OpenMP's own (default 0: always those;\n"
             "                       no gain measured on 2 cores: src/train/README.md)\n"
@@ -108,7 +112,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
+            d.sp.eval_cache, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
             d.sp.pass_forced);
 }
 
@@ -144,6 +148,7 @@ static const numeric_option NUMERIC_OPTIONS[] = {
     RUN_INT("--games-in-flight", 1, 100000, sp.games_in_flight),
     RUN_INT("--threads", 1, 256, sp.threads),
     RUN_INT("--eval-threads", 1, 64, sp.eval_threads),
+    RUN_INT("--eval-cache", 0, MCTS_EVAL_CACHE_MAX, sp.eval_cache),
     RUN_INT("--sgd-threads-held", 0, 256, sgd_threads_held),
     RUN_INT("--batch", 1, 65536, batch),
     RUN_INT("--window", 100, 100000000, window),
@@ -367,8 +372,9 @@ int main(int argc, char **argv) {
     }
     double fr = r.sp.calib_would_resign ? (double)r.sp.false_resign / (double)r.sp.calib_would_resign : 0;
     printf("zertz train: %s: step %ld, generation %d (best %d), %lld games (%lld this session, %lld samples), "
-           "%lld network evaluations; resigned %lld, false resignations %lld/%lld calibration games (%.0f%%)%s\n",
+           "%lld network evaluations (%.0f%% from the cache); resigned %lld, false resignations %lld/%lld calibration games (%.0f%%)%s\n",
            c.out, r.steps, r.generation, r.best_generation, r.games, r.session_games, r.session_samples, r.evals,
+           r.evals > 0 ? 100.0 * (double)r.cache_hits / (double)r.evals : 0.0,
            r.sp.resigned, r.sp.false_resign, r.sp.calib_would_resign, 100 * fr,
            g_stop ? "; stopped by signal: run again to resume" : "");
     if (r.session_steps)

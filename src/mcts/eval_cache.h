@@ -21,8 +21,12 @@
  * one per search thread: puct.h) hold one cache between them (mcts_eval_cache_share), so that a
  * position one search thread evaluated is an answer for the other.  new, clear and free of the
  * last holder need no other thread in the table.
- * Only for networks whose weights and arithmetic do not change: training's live network has none,
- * and an evaluator given another precision leaves a shared table (eval_nn.c). */
+ * Tags: each holder carries a tag (0 unless set), written with its puts; a get finds only answers
+ * put under its own tag.  Holders whose networks differ (training's live network: its copies take
+ * new weights at their own times, src/train/live_eval.c) share a table with their weights'
+ * version as the tag, so no holder ever reads an answer of other weights; a stale answer is simply
+ * overwritten.  Play evaluators run fixed weights, all under tag 0; an evaluator given another
+ * precision leaves a shared table (eval_nn.c). */
 #ifndef MCTS_EVAL_CACHE_H
 #define MCTS_EVAL_CACHE_H
 
@@ -41,10 +45,14 @@ typedef struct mcts_eval_cache_stats {
 } mcts_eval_cache_stats;
 
 /* A cache of `entries` slots (rounded down to a power of two; 1 to MCTS_EVAL_CACHE_MAX) for
- * outputs of `per` floats, with one holder.  NULL when out of memory or out of range. */
+ * outputs of `per` floats, with one holder (tag 0).  NULL when out of memory or out of range. */
 mcts_eval_cache *mcts_eval_cache_new(size_t entries, size_t per);
-/* One more holder of c (returned); each holder frees it once. */
+/* One more holder of c's table (returned, with c's tag); each holder frees itself once.  NULL
+ * when out of memory (c unchanged). */
 mcts_eval_cache *mcts_eval_cache_share(mcts_eval_cache *c);
+/* The tag c's gets look for and its puts write (only the thread using c may set it). */
+void mcts_eval_cache_set_tag(mcts_eval_cache *c, uint64_t tag);
+uint64_t mcts_eval_cache_tag(const mcts_eval_cache *c);
 /* Whether c has more than one holder. */
 bool mcts_eval_cache_shared(const mcts_eval_cache *c);
 /* The slots a cache asked for `entries` (≥ 1) has: the largest power of two not above it. */
@@ -53,12 +61,12 @@ size_t mcts_eval_cache_slots_for(size_t entries);
 void mcts_eval_cache_free(mcts_eval_cache *c);
 size_t mcts_eval_cache_entries(const mcts_eval_cache *c);
 size_t mcts_eval_cache_per(const mcts_eval_cache *c);
-/* Whether p is stored; if so its logits are copied to logits[per] and its value to *value.
- * Counts a lookup, and a hit when found. */
+/* Whether p is stored under c's tag; if so its logits are copied to logits[per] and its value to
+ * *value.  Counts a lookup, and a hit when found (the counts are the table's, all holders'). */
 bool mcts_eval_cache_get(mcts_eval_cache *c, const zz_pos *p, float *logits, float *value);
-/* Store p's outputs (logits[per], value), replacing the slot's earlier position. */
+/* Store p's outputs (logits[per], value) under c's tag, replacing the slot's earlier answer. */
 void mcts_eval_cache_put(mcts_eval_cache *c, const zz_pos *p, const float *logits, float value);
-/* Forget every position (the counts stay); no other thread may use c meanwhile. */
+/* Forget every position, every tag's (the counts stay); no other thread may use c's table meanwhile. */
 void mcts_eval_cache_clear(mcts_eval_cache *c);
 mcts_eval_cache_stats mcts_eval_cache_get_stats(const mcts_eval_cache *c);
 

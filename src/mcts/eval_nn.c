@@ -171,7 +171,11 @@ static mcts_evaluator *nn_clone(mcts_evaluator *self, char *err, size_t errlen) 
         return NULL;
     }
     mcts_evaluator *e = nn_evaluator(m, c->step, nn_infer_precision(c->inf), 0, err, errlen);
-    if (e && c->cache) ((nn_ctx *)e->ctx)->cache = mcts_eval_cache_share(c->cache);
+    if (e && c->cache && !(((nn_ctx *)e->ctx)->cache = mcts_eval_cache_share(c->cache))) {
+        mcts_evaluator_free(e);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     if (e) ((nn_ctx *)e->ctx)->by_symmetry = c->by_symmetry;
     return e;
 }

@@ -1,9 +1,15 @@
 /* live_eval.c — the trained network as an evaluator with lock-free weight refreshes (live_eval.h).
  * It runs on the GPU (src/cuda) when zz_cuda_select() says one is usable, else on the CPU, and on
- * the CPU from the first failure of the GPU on (the same weights: the ones it last took). */
+ * the CPU from the first failure of the GPU on (the same weights: the ones it last took).
+ *
+ * Versions: every publish numbers its weights (1, 2, ...; the starting weights are 0); a lane
+ * knows the version it stages and the one it runs.  The CPU nets' cache of answers
+ * (tr_live_eval_set_cache) is one table for the evaluator and its lanes, each lane's answers
+ * tagged with the version it runs, so a lane finds only answers of its own weights. */
 #include "train/live_eval.h"
 #include "cuda/backend.h"
 #include "cuda/infer_cuda.h"
+#include "mcts/eval_cache.h"
 #include "mcts/eval_net.h"
 #include "nn/infer.h"
 #include "nn/policy.h"
@@ -23,6 +29,10 @@ struct live_ctx {
     nn_model *current;          /* the weights the net runs: the evaluating thread's own (a refresh
                                    swaps it with staging before lowering the flag) */
     _Atomic int pending;        /* 1: staging holds weights not yet folded */
+    uint64_t staged_version;    /* the staging model's version (written with it, while pending == 0) */
+    uint64_t current_version;   /* the current model's: the evaluating thread's */
+    uint64_t published;         /* the first evaluator's: versions published so far */
+    mcts_eval_cache *cache;     /* answers by position, tagged current_version; NULL: none */
     _Atomic long refreshes;
     _Atomic long long count, calls;
     zz_pos *pos;
@@ -73,6 +83,8 @@ static int take_weights(live_ctx *c, char *err, size_t errlen) {
     nn_model *t = c->current;
     c->current = c->staging;
     c->staging = t;
+    c->current_version = c->staged_version;
+    if (c->cache) mcts_eval_cache_set_tag(c->cache, c->current_version);
     char why[320];
     if (c->gpu && zz_cuda_infer_update(c->gpu, c->current, why, sizeof why) != 0 && to_cpu(c, why, err, errlen) != 0)
         return -1;
@@ -82,9 +94,11 @@ static int take_weights(live_ctx *c, char *err, size_t errlen) {
     return 0;
 }
 
+/* The GPU net keeps no cache (its answers are not the CPU nets'; GPU runs refresh their weights
+ * every few hundred milliseconds). */
 static int run_net(live_ctx *c, mcts_eval_item *items, int n, char *err, size_t errlen) {
     return mcts_eval_net_items(live_geom(c), c->gpu ? zz_cuda_net_run : mcts_net_run_cpu, c->gpu ? (void *)c->gpu : (void *)c->inf,
-                               items, n, c->pos, c->logits, c->values, NULL /* weights change: no cache */, false, err, errlen);
+                               items, n, c->pos, c->logits, c->values, c->gpu ? NULL : c->cache, false, err, errlen);
 }
 
 static int live_eval(mcts_evaluator *self, mcts_eval_item *items, int n, char *err, size_t errlen) {
@@ -118,6 +132,7 @@ static void live_destroy(mcts_evaluator *self) {
         zz_cuda_infer_free(c->gpu);
         nn_model_free(c->staging);
         nn_model_free(c->current);
+        mcts_eval_cache_free(c->cache);
         free(c->pos);
         free(c->logits);
         free(c->values);
@@ -177,24 +192,33 @@ static mcts_evaluator *live_clone(mcts_evaluator *self, char *err, size_t errlen
     mcts_evaluator *e = tr_live_eval_new(c->current, c->prec, err, errlen);
     if (!e) return NULL;
     live_ctx *k = e->ctx;
+    k->current_version = k->staged_version = c->current_version;
+    if (c->cache && !(k->cache = mcts_eval_cache_share(c->cache))) {     /* with c's tag: c's weights */
+        mcts_evaluator_free(e);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     k->first = f;
     f->lanes[f->nlanes++] = k;
     return e;
 }
 
-/* Stage m in c unless c has not taken its previous weights yet.  1 staged, 0 busy, -1 error. */
-static int stage(live_ctx *c, const nn_model *m, char *err, size_t errlen) {
+/* Stage m (version v) in c unless c has not taken its previous weights yet.  1 staged, 0 busy,
+ * -1 error. */
+static int stage(live_ctx *c, const nn_model *m, uint64_t v, char *err, size_t errlen) {
     if (atomic_load_explicit(&c->pending, memory_order_acquire)) return 0;
     if (nn_model_copy(c->staging, m, err, errlen) != 0) return -1;
+    c->staged_version = v;
     atomic_store_explicit(&c->pending, 1, memory_order_release);
     return 1;
 }
 
 int tr_live_eval_publish(mcts_evaluator *e, const nn_model *m, char *err, size_t errlen) {
     live_ctx *c = e->ctx;
-    int all = stage(c, m, err, errlen);
+    uint64_t v = ++c->published;
+    int all = stage(c, m, v, err, errlen);
     for (int i = 0; all >= 0 && i < c->nlanes; i++) {
-        int r = stage(c->lanes[i], m, err, errlen);
+        int r = stage(c->lanes[i], m, v, err, errlen);
         all = r < 0 ? -1 : all && r;
     }
     return all;
@@ -226,3 +250,30 @@ long long tr_live_eval_calls(mcts_evaluator *e) {
 }
 
 const char *tr_live_eval_backend(mcts_evaluator *e) { return ((live_ctx *)e->ctx)->backend; }
+
+int tr_live_eval_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t errlen) {
+    live_ctx *c = e->ctx;
+    if (c->first || c->nlanes) {
+        snprintf(err, errlen, "a cache is set before the evaluator is copied");
+        return -1;
+    }
+    if (entries > MCTS_EVAL_CACHE_MAX) {
+        snprintf(err, errlen, "a cache of %zu entries: at most %d", entries, MCTS_EVAL_CACHE_MAX);
+        return -1;
+    }
+    mcts_eval_cache *fresh = NULL;
+    if (c->gpu) entries = 0;                    /* the GPU net keeps none (run_net) */
+    if (entries && !(fresh = mcts_eval_cache_new(entries, (size_t)live_geom(c)->ncells * NN_HEADS))) {
+        snprintf(err, errlen, "out of memory (a cache of %zu entries)", entries);
+        return -1;
+    }
+    if (fresh) mcts_eval_cache_set_tag(fresh, c->current_version);
+    mcts_eval_cache_free(c->cache);
+    c->cache = fresh;
+    return 0;
+}
+
+mcts_eval_cache_stats tr_live_eval_cache_stats(mcts_evaluator *e) {
+    live_ctx *c = e->ctx;
+    return c->cache ? mcts_eval_cache_get_stats(c->cache) : (mcts_eval_cache_stats){ 0, 0 };
+}

@@ -9,10 +9,12 @@
  * the weights it runs (the staging model becomes its own at a refresh, and its old one the next
  * staging model), so when the GPU net fails (a launch failure, a lost context) it goes on with the
  * CPU net on those same weights, for good, with a warning on stderr.  A lane (clone) has all of
- * this of its own; it is made and freed while no thread evaluates or publishes. */
+ * this of its own; it is made and freed while no thread evaluates or publishes.  Each publish
+ * numbers its weights; a cache of answers (tr_live_eval_set_cache) is keyed by that number too. */
 #ifndef TR_LIVE_EVAL_H
 #define TR_LIVE_EVAL_H
 
+#include "mcts/eval_cache.h"
 #include "mcts/evaluator.h"
 #include "nn/model.h"
 
@@ -35,6 +37,16 @@ long tr_live_eval_refreshes(mcts_evaluator *e);
 long long tr_live_eval_count(mcts_evaluator *e);
 /* Evaluator calls (batches) so far: count / calls is the mean batch fill. */
 long long tr_live_eval_calls(mcts_evaluator *e);
+
+/* A cache of answers by position (mcts/eval_cache.h) of `entries` slots (0: none, the default),
+ * for the CPU nets of e and of the copies made from it afterwards (call it before any copy): one
+ * table, each net's answers tagged with the version of the weights it runs, so that an answer
+ * found is always the one a forward pass of the asking net would give.  A GPU net keeps none (nor
+ * does it gain one if it fails over to the CPU).
+ * 0, or -1 with a message (out of memory, above MCTS_EVAL_CACHE_MAX, e already copied). */
+int tr_live_eval_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t errlen);
+/* Lookups and hits of that table so far, all of e's copies together (approximate while they run). */
+mcts_eval_cache_stats tr_live_eval_cache_stats(mcts_evaluator *e);
 
 /* Which backend runs the network ("GPU (...)" or "CPU (why)"; after a GPU failure "CPU (the GPU
  * network failed: ...)", written by the evaluating thread: read it while that thread is idle). */

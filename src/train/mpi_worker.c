@@ -172,7 +172,11 @@ static void load_weights(worker *w) {
 static int start_selfplay(worker *w, const tr_selfplay_config *local, char *err, size_t errlen) {
     const tr_mpi_setup *s = &w->s;
     char why[512];
-    if (!(w->ev = tr_live_eval_new(w->m, s->sp.net_precision, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
+    if (!(w->ev = tr_live_eval_new(w->m, s->sp.net_precision, why, sizeof why)) ||
+        tr_live_eval_set_cache(w->ev, (size_t)s->sp.eval_cache, why, sizeof why) != 0) {
+        snprintf(err, errlen, "evaluator: %s", why);
+        return -1;
+    }
     if (tr_search_evaluator(w->ev, s->rollout_mix, s->sp.quiet_nodes, s->sp.seed * 7 + (uint64_t)w->rank,
                             &w->search_ev, err, errlen) != 0)
         return -1;

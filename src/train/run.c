@@ -123,7 +123,11 @@ static int start_buffer(run_ctx *x, char *err, size_t errlen) {
 static int start_evaluator(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char why[512];
-    if (!(x->ev = tr_live_eval_new(x->m, c->sp.net_precision, why, sizeof why))) { snprintf(err, errlen, "evaluator: %s", why); return -1; }
+    if (!(x->ev = tr_live_eval_new(x->m, c->sp.net_precision, why, sizeof why)) ||
+        tr_live_eval_set_cache(x->ev, (size_t)c->sp.eval_cache, why, sizeof why) != 0) {
+        snprintf(err, errlen, "evaluator: %s", why);
+        return -1;
+    }
     if (!c->quiet && c->sp.teacher_iters > 0)
         printf("zertz train: teacher mode: self-play by uct:%d (random rollouts), no network\n", c->sp.teacher_iters);
     else if (!c->quiet) printf("zertz train: self-play network on the %s\n", tr_live_eval_backend(x->ev));
@@ -407,10 +411,17 @@ static void status_line(run_ctx *x, double t, const run_counts *k) {
     double dt = t - mt->last_status;
     double pps = (double)(k->moves - mt->moves_prev) / dt, eps = (double)(k->evals - mt->evals_prev) / dt;
     double fill = k->calls > mt->calls_prev ? (double)(k->evals - mt->evals_prev) / (double)(k->calls - mt->calls_prev) : 0;
+    mcts_eval_cache_stats cs = tr_live_eval_cache_stats(x->ev);
+    char cache[32] = "";
+    if (cs.lookups > mt->cache_lookups_prev)        /* the share of this line's answers from the cache */
+        snprintf(cache, sizeof cache, "  cache %.0f%%",
+                 100.0 * (double)(cs.hits - mt->cache_hits_prev) / (double)(cs.lookups - mt->cache_lookups_prev));
+    mt->cache_lookups_prev = cs.lookups;
+    mt->cache_hits_prev = cs.hits;
     /* "eval fill": positions per evaluator call (not the training batch) */
-    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
+    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f%s  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
            mt->tty ? "\r" : "", el, x->ready ? (x->held ? " (self-play waits for training)" : "") : " (filling the buffer)",
-           x->st.games, pps, eps, fill, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema,
+           x->st.games, pps, eps, fill, cache, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema,
            x->rb.count, x->st.generation, eta, x->rem || k->ab_games ? "" : mt->tty ? "   " : "\n");
     if (k->ab_games)      /* this process's games against the alpha-beta opponent, this session */
         printf("  vs ab %.1f/%lld%s", k->ab_points2 / 2.0, k->ab_games, x->rem ? "" : mt->tty ? "   " : "\n");
@@ -659,7 +670,10 @@ static void close_save(run_ctx *x, int *rc, char *err, size_t errlen) {
 static int run_close(run_ctx *x, int rc, char *err, size_t errlen) {
     char why[512];
     close_selfplay(x, &rc, err, errlen);
-    if (x->ev) x->res->evals = tr_live_eval_count(x->ev);
+    if (x->ev) {
+        x->res->evals = tr_live_eval_count(x->ev);
+        x->res->cache_hits = (long long)tr_live_eval_cache_stats(x->ev).hits;
+    }
     mcts_evaluator_free(x->search_ev);
     close_save(x, &rc, err, errlen);
     x->res->steps = x->st.steps;

@@ -107,7 +107,8 @@ typedef struct {
     double last_policy, last_value;
     double seconds;
     tr_selfplay_stats sp;      /* this session's self-play */
-    long long evals;           /* network evaluations this session */
+    long long evals;           /* positions the self-play network answered this session ... */
+    long long cache_hits;      /* ... of which from its cache of answers (--eval-cache) */
     double last_lr;            /* the learning rate of the session's last SGD step (0: none) */
     long session_steps;        /* SGD steps this session ... */
     long held_steps;           /* ... of which while self-play was held (waiting for training) */

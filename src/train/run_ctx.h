@@ -19,6 +19,7 @@ typedef struct {
     double last_flush, last_status, last_csv, last_plot;   /* when each was last done (mcts_now_s) */
     double t_first_step;       /* this session's first SGD step (0: none yet): the step rate counts from it */
     long long evals_prev, moves_prev, calls_prev;          /* the counters at the last status line */
+    unsigned long long cache_lookups_prev, cache_hits_prev;  /* the cache's, at the last status line */
     long long csv_moves, csv_evals, csv_calls;             /* ... and at the last train.csv row */
     double pl_sum, vl_sum;     /* the losses of the loss_n steps since the last train.csv row */
     int loss_n;

@@ -83,6 +83,9 @@ typedef struct {
     int net_precision;         /* the network's convolutions on the CPU (nn/infer.h nn_precision):
                                   NN_PREC_F32 (default), or int8 / bf16 where the CPU has them;
                                   the GPU runs float whatever this says */
+    int eval_cache;            /* slots of the CPU network's cache of answers by position, one table
+                                  for all evaluator threads (tr_live_eval_set_cache; 0: none;
+                                  default 65,536: 62 MiB on 37 rings, 98 on 61) */
     uint64_t seed;
 } tr_selfplay_config;
 
