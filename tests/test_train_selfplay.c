@@ -250,19 +250,27 @@ START_TEST(tactic_prior_reaches_the_search) {
 }
 END_TEST
 
-/* Training's live network copied for a second evaluator thread (a lane): the same answers; a
- * publish reaches every lane, and counts as staged only once every lane has taken the previous
- * weights; the counts add up, also after a lane is freed; lanes and the first free in any order. */
-START_TEST(live_network_lanes) {
+/* A tiny 37-ring network (1 block × 8 channels) for the live network's tests, its weights drawn
+ * from seed and moved off their initial values with *rng; the live network on the CPU. */
+static nn_model *tiny_live_model(uint64_t seed, uint64_t *rng) {
     setenv("ZZ_BACKEND", "cpu", 1);
     char err[256];
     nn_config nc;
     nn_config_default(&nc, ZZ_B37);
     nc.blocks = 1, nc.channels = 8, nc.policy_channels = 4, nc.value_channels = 2, nc.value_hidden = 8;
-    nn_model *m = nn_model_create(&nc, NN_F32, 3, err, sizeof err);
+    nn_model *m = nn_model_create(&nc, NN_F32, seed, err, sizeof err);
     ck_assert_msg(m, "%s", err);
+    th_perturb_model(m, rng);
+    return m;
+}
+
+/* Training's live network copied for a second evaluator thread (a lane): the same answers; a
+ * publish reaches every lane, and counts as staged only once every lane has taken the previous
+ * weights; the counts add up, also after a lane is freed; lanes and the first free in any order. */
+START_TEST(live_network_lanes) {
+    char err[256];
     uint64_t rng = 11;
-    th_perturb_model(m, &rng);
+    nn_model *m = tiny_live_model(3, &rng);
     mcts_evaluator *first = tr_live_eval_new(m, 0, err, sizeof err);
     ck_assert_msg(first, "%s", err);
     mcts_evaluator *lane = mcts_evaluator_clone(first, err, sizeof err);
@@ -304,15 +312,9 @@ END_TEST
  * (the lane one publish behind).  Without the version tags the first evaluator would read the old
  * weights' answers after a publish. */
 START_TEST(live_network_cache_follows_the_weights) {
-    setenv("ZZ_BACKEND", "cpu", 1);
     char err[256];
-    nn_config nc;
-    nn_config_default(&nc, ZZ_B37);
-    nc.blocks = 1, nc.channels = 8, nc.policy_channels = 4, nc.value_channels = 2, nc.value_hidden = 8;
-    nn_model *m = nn_model_create(&nc, NN_F32, 5, err, sizeof err);
-    ck_assert_msg(m, "%s", err);
     uint64_t rng = 23;
-    th_perturb_model(m, &rng);
+    nn_model *m = tiny_live_model(5, &rng);
     mcts_evaluator *first = tr_live_eval_new(m, 0, err, sizeof err);
     ck_assert_msg(first, "%s", err);
     ck_assert_uint_eq(tr_live_eval_cache_stats(first).lookups, 0);              /* none by default */
