@@ -127,6 +127,7 @@ START_TEST(puct_visits_and_single_expansion) {
         c.threads = threads[k];
         c.batch = batch[k];
         c.inflight = 4;
+        c.edge_window = 0;        /* every position evaluated once: no node evaluated again to widen */
         mcts_puct *s = make(&c, &ev);
         zz_pos p;
         zz_pos_init(&p, (zz_board_kind)(k % 3));
@@ -533,6 +534,7 @@ START_TEST(puct_tree_reuse) {
     mcts_evaluator ev = make_dbl(&d, V_ROLLOUT);
     mcts_puct_config c;
     mcts_puct_config_default(&c);
+    c.edge_window = 0;            /* evaluations counted against expansions: none to widen */
     mcts_puct *s = make(&c, &ev);
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
@@ -560,6 +562,73 @@ START_TEST(puct_tree_reuse) {
         assert_tree_ok(t);
     }
     mcts_puct_free(s);
+}
+END_TEST
+
+/* Edge windows (edge_window): the shipped network's search on each board, with tree reuse over
+ * three moves, is the same search with a window of 2 edges (widened again and again) as with
+ * every edge stored: the same root children, visits and values, the same tree below the root, for
+ * a fraction of the edges; with two threads the tree's invariants hold.  Mapping a widened node's
+ * edges in another order (a wrong prefix) would change the tree. */
+static uint64_t search_edges(mcts_puct *s) {
+    const mcts_tree *t = mcts_puct_tree(s);
+    return mcts_arena_used(&t->edges[t->cur]);
+}
+
+START_TEST(puct_edge_windows_same_search) {
+    static const char *nets[] = { "weights/zertz37.ckpt", "weights/zertz48.ckpt", "weights/zertz61.ckpt" };
+    for (int b = 0; b < 3; b++) {
+        char err[256];
+        mcts_evaluator *ev = mcts_eval_nn_new(nets[b], err, sizeof err);
+        ck_assert_msg(ev, "%s", err);
+        mcts_puct *s[2];
+        for (int w = 0; w < 2; w++) {
+            mcts_puct_config c;
+            mcts_puct_config_default(&c);
+            c.edge_window = w ? 2 : 0;
+            s[w] = make(&c, ev);
+        }
+        zz_pos p;
+        zz_pos_init(&p, (zz_board_kind)b);
+        uint64_t rng = 77 + (uint64_t)b;
+        for (int i = 0; i < 4; i++) zz_apply(&p, zz_random_move(&p, &rng), NULL);
+        for (int w = 0; w < 2; w++) mcts_puct_set_root(s[w], &p);
+        uint64_t evals[2] = { 0, 0 };
+        for (int move = 0; move < 3 && !zz_over(&p); move++) {
+            int sims = 600 / SCALE;
+            mcts_search_stats st[2];
+            for (int w = 0; w < 2; w++) { search_ok(s[w], (uint64_t)sims, false, &st[w]); evals[w] += st[w].evals; }
+            const mcts_tree *ta = mcts_puct_tree(s[0]), *tb = mcts_puct_tree(s[1]);
+            assert_tree_ok(tb);
+            ck_assert_uint_eq(tree_hash(ta, mcts_tree_root(ta)), tree_hash(tb, mcts_tree_root(tb)));
+            zz_move ma[ZZ_MAX_MOVES], mb[ZZ_MAX_MOVES];
+            int va[ZZ_MAX_MOVES], vb[ZZ_MAX_MOVES];
+            float qa[ZZ_MAX_MOVES], qb[ZZ_MAX_MOVES];
+            int na = mcts_tree_root_children(ta, ma, va, qa, ZZ_MAX_MOVES), nb = mcts_tree_root_children(tb, mb, vb, qb, ZZ_MAX_MOVES);
+            ck_assert_int_eq(na, nb);
+            for (int i = 0; i < na; i++) ck_assert(ma[i] == mb[i] && va[i] == vb[i] && qa[i] == qb[i]);
+            ck_assert_msg(search_edges(s[1]) * 3 < search_edges(s[0]), "board %d: %llu edges with windows, %llu without", b,
+                          (unsigned long long)search_edges(s[1]), (unsigned long long)search_edges(s[0]));
+            zz_move m = mcts_puct_pick(s[0], 0);
+            ck_assert(m == mcts_puct_pick(s[1], 0));
+            for (int w = 0; w < 2; w++) mcts_puct_advance(s[w], m);  /* the new root is widened whole */
+            zz_apply(&p, m, NULL);
+        }
+        ck_assert_msg(evals[1] > evals[0], "board %d: no node was widened (%llu evaluations)", b, (unsigned long long)evals[1]);
+        for (int w = 0; w < 2; w++) mcts_puct_free(s[w]);
+        mcts_puct_config c;                                  /* two threads, a copy of the network each */
+        mcts_puct_config_default(&c);
+        c.edge_window = 2;
+        c.threads = 2;
+        mcts_puct *two = make(&c, ev);
+        mcts_puct_set_root(two, &p);
+        mcts_search_stats st;
+        search_ok(two, 800 / SCALE, false, &st);
+        ck_assert_uint_eq(root_n(two), 800 / SCALE);
+        assert_tree_ok(mcts_puct_tree(two));
+        mcts_puct_free(two);
+        mcts_evaluator_free(ev);
+    }
 }
 END_TEST
 
@@ -1087,6 +1156,7 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_temperature);
     tcase_add_test(t, puct_playout_cap_randomisation);
     tcase_add_test(t, puct_tree_reuse);
+    tcase_add_test(t, puct_edge_windows_same_search);
     tcase_add_test(t, puct_evaluator_failure);
     tcase_add_test(t, puct_builtin_evaluators);
     tcase_add_test(t, puct_network_evaluator);

@@ -3,7 +3,8 @@
  * in float, in bf16 and in int8, src/nn/bf16.h and int8.h, on one thread each; and in the
  * players' precision on 2 threads, with an evaluator each and with one shared through the
  * batcher, puct.h), PUCT over a game's searches with and without the network's cache of answers
- * (eval_cache.h), and the lock-free queue's throughput.
+ * (eval_cache.h) and with every edge stored instead of edge windows (puct.h: the most edges a
+ * tree held), and the lock-free queue's throughput.
  *
  *   bench_mcts [--iters N] [--sims N] [--quick]
  *
@@ -123,17 +124,21 @@ enum { BENCH_GAME_MAX = 64 };
  * none); the share of the network's answers that came from the cache in *hit_share.  The moves
  * played: with `game` NULL the search's own choices, else game[0..moves) (so that searches on two
  * threads, which differ from run to run, search the positions of one game); *played gets how
- * many.  On one thread the game is the same with the cache and without it (test_mcts_eval_cache). */
-static double bench_game(int threads, size_t cache_entries, uint64_t sims, int moves, const char *prec,
-                         zz_move *record, const zz_move *game, int *played, double *hit_share) {
+ * many.  On one thread the game is the same with the cache and without it (test_mcts_eval_cache),
+ * and with edge windows (puct.h's edge_window; `window` < 0: the default) and without them
+ * (test_mcts_puct); *peak_edges gets the most edges a search's tree held. */
+static double bench_game(int threads, size_t cache_entries, int window, uint64_t sims, int moves, const char *prec,
+                         zz_move *record, const zz_move *game, int *played, double *hit_share, uint32_t *peak_edges) {
     char err[256];
     mcts_evaluator *ev = bench_evaluator(prec, cache_entries);
     mcts_puct_config c;
     mcts_puct_config_default(&c);
     c.seed = 1;
     c.threads = threads;
+    if (window >= 0) c.edge_window = window;
     mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
     if (!s) { fprintf(stderr, "zertz: bench_mcts: %s\n", err); exit(1); }
+    *peak_edges = 0;
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
     mcts_puct_set_root(s, &p);
@@ -147,6 +152,9 @@ static double bench_game(int threads, size_t cache_entries, uint64_t sims, int m
         }
         seconds += st.seconds;
         done += (double)st.iterations;
+        const mcts_tree *t = mcts_puct_tree(s);
+        uint32_t edges = mcts_arena_used(&t->edges[t->cur]);
+        if (edges > *peak_edges) *peak_edges = edges;
         zz_move m = game ? game[i] : mcts_puct_pick(s, 0);
         if (record) record[i] = m;
         zz_apply(&p, m, NULL);
@@ -221,7 +229,8 @@ int main(int argc, char **argv) {
                    "Search speed on the 37-ring opening: UCT iterations/s, PUCT simulations/s (uniform\n"
                    "evaluator; the shipped 37-ring network in f32, bf16 and int8, at most 2000 simulations,\n"
                    "and on 2 threads with an evaluator each or one shared; over the searches of a game,\n"
-                   "on 1 and 2 threads, with the network's cache of answers and without it),\n"
+                   "on 1 and 2 threads, with the network's cache of answers and without it,\n"
+                   "and with every edge stored: the most edges a search tree held),\n"
                    "the lock-free queue's throughput; best of 3 runs.\n"
                    "  --iters N     UCT iterations per run, 1..100000000 (default 100000)\n"
                    "  --sims N      PUCT simulations per run, 1..10000000 (default 5000)\n"
@@ -257,12 +266,14 @@ int main(int argc, char **argv) {
     int game_moves = reps == 1 ? 10 : 24;
     zz_move game[BENCH_GAME_MAX];      /* the one-thread game's moves, replayed on two threads */
     int played;
-    double share_off, share_on, share2, share2_off;
-    double g_off = bench_game(1, 0, nsims, game_moves, play, game, NULL, &played, &share_off);
-    double g_on = bench_game(1, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, NULL, NULL, &played, &share_on);
+    double share_off, share_on, share2, share2_off, share_all;
+    uint32_t edges_off, edges_on, edges2_off, edges2_on, edges_all;
+    double g_off = bench_game(1, 0, -1, nsims, game_moves, play, game, NULL, &played, &share_off, &edges_off);
+    double g_on = bench_game(1, MCTS_EVAL_CACHE_DEFAULT, -1, nsims, game_moves, play, NULL, NULL, &played, &share_on, &edges_on);
     game_moves = played;
-    double g2_off = bench_game(2, 0, nsims, game_moves, play, NULL, game, &played, &share2_off);
-    double g2_on = bench_game(2, MCTS_EVAL_CACHE_DEFAULT, nsims, game_moves, play, NULL, game, &played, &share2);
+    double g_all = bench_game(1, MCTS_EVAL_CACHE_DEFAULT, 0, nsims, game_moves, play, NULL, NULL, &played, &share_all, &edges_all);
+    double g2_off = bench_game(2, 0, -1, nsims, game_moves, play, NULL, game, &played, &share2_off, &edges2_off);
+    double g2_on = bench_game(2, MCTS_EVAL_CACHE_DEFAULT, -1, nsims, game_moves, play, NULL, game, &played, &share2, &edges2_on);
     double q0 = bench_queue_single(4000000), q1 = bench_queue(1, 1000000), q2 = bench_queue(2, 500000);
     printf("%-52s %14s\n", "measure", "per second");
     printf("%-52s %14.0f   (%.0f per CPU-second)\n", "UCT iterations, 1 thread", u1, c1);
@@ -287,6 +298,9 @@ int main(int argc, char **argv) {
     printf("%-52s %14.0f\n", row, g_off);
     snprintf(row, sizeof row, "PUCT in a game (%d moves), network %s, cache", game_moves, play);
     printf("%-52s %14.0f   (x%.2f; %.1f %% of the answers from the cache)\n", row, g_on, g_on / g_off, 100 * share_on);
+    snprintf(row, sizeof row, "the same game, every edge stored (edges=0)");
+    printf("%-52s %14.0f   (x%.2f; a tree's edges at most %u, against %u with edge windows: x%.1f)\n", row, g_all,
+           g_all / g_on, edges_all, edges_on, edges_on ? (double)edges_all / edges_on : 0.0);
     snprintf(row, sizeof row, "the same moves, 2 threads searching, no cache");
     printf("%-52s %14.0f\n", row, g2_off);
     snprintf(row, sizeof row, "the same moves, 2 threads searching, one cache");

@@ -108,6 +108,7 @@ static const agent_option OPTIONS[] = {
     { "full", FOR_PUCT, 0, 1, false, "probability of a full search (else fast=)" },
     { "fast", FOR_PUCT, 1, 2e9, true, "simulations of a fast search" },
     { "maxchildren", FOR_PUCT, 0, 100000, true, "keep the best priors only (0: all)" },
+    { "edges", FOR_PUCT, 0, ZZ_MAX_MOVES, true, "edges stored per node below the root until it needs more (0: all; default 32; the same search)" },
     { "ptemp", FOR_PUCT, 0.1, 10, false, "prior temperature: priors as p^(1/ptemp), renormalised (1: the network's)" },
     { "rootsym", FOR_PUCT, 0, 12, true, "the root's priors averaged over this many symmetries of the board (12 on 37 and 61 rings, 6 on 48; 0 or 1: off)" },
     { "symvisits", FOR_PUCT, 0, 1e9, true, "with rootsym=K: a node below the root averaged the same way once it has this many visits (one thread; 0: the root only)" },
@@ -170,6 +171,7 @@ static void set_option(mcts_agent *a, const char *k, double v) {
     else if (!strcmp(k, "full")) a->pcfg.full_prob = v;
     else if (!strcmp(k, "fast")) a->pcfg.sims_fast = (int)v;
     else if (!strcmp(k, "maxchildren")) a->pcfg.max_children = (int)v;
+    else if (!strcmp(k, "edges")) a->pcfg.edge_window = (int)v;
     else if (!strcmp(k, "ptemp")) a->pcfg.prior_temp = v;
     else if (!strcmp(k, "rootsym")) a->pcfg.root_syms = (int)v;
     else if (!strcmp(k, "symvisits")) a->pcfg.sym_visits = (int)v;
@@ -230,6 +232,7 @@ static double get_option(const mcts_agent *a, const char *k) {
     if (!strcmp(k, "full")) return a->pcfg.full_prob;
     if (!strcmp(k, "fast")) return a->pcfg.sims_fast;
     if (!strcmp(k, "maxchildren")) return a->pcfg.max_children;
+    if (!strcmp(k, "edges")) return a->pcfg.edge_window;
     if (!strcmp(k, "ptemp")) return a->pcfg.prior_temp;
     if (!strcmp(k, "rootsym")) return a->pcfg.root_syms;
     if (!strcmp(k, "symvisits")) return a->pcfg.sym_visits;

@@ -65,7 +65,11 @@ typedef struct mcts_puct_worker {
     uint64_t *keys;                 /* ZZ_MAX_MOVES sort keys (+ as many scratch) */
     mcts_ab *ab;                    /* cfg.tactic_prior > 0: the quiescence of tactic.h */
     mcts_evaluator *ev;             /* search_inline's evaluator (sym_visits), else NULL */
-    char sym_err[256];              /* why a node's averaging failed (D_FAILED) */
+    mcts_evaluator *widen_ev;       /* search_inline's evaluator (edge windows: widen), else NULL */
+    zz_move *wmoves;                /* ZZ_MAX_MOVES: a node's moves evaluated again by widen */
+    float *wpriors;                 /* ZZ_MAX_MOVES */
+    uint64_t widened;               /* evaluations made by widen */
+    char sym_err[256];              /* why a node's averaging or widening failed (D_FAILED) */
     uint64_t done, collisions;
     int full, failed;
 } puct_worker;
@@ -92,6 +96,7 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->sims_fast = 160;
     c->reuse = 1;
     c->max_children = 0;
+    c->edge_window = 32;
     c->prior_temp = 1.0;
     c->tactic_depth = 1;
     c->tactic_margin = 100;
@@ -115,6 +120,10 @@ int mcts_puct_check_config(const mcts_puct_config *cfg, char *err, size_t errlen
         (cfg->root_syms > 1 && (cfg->force_prior > 0 || cfg->tactic_prior > 0))) {
         snprintf(err, errlen, "bad PUCT configuration: root_syms (rootsym=) must be 0..12 and cannot be combined with "
                               "force_prior or tactic_prior (forceprior=, tactic=)");
+        return -1;
+    }
+    if (cfg->edge_window < 0 || cfg->edge_window > ZZ_MAX_MOVES) {
+        snprintf(err, errlen, "bad PUCT configuration: edge_window (edges=) must be 0..%d", ZZ_MAX_MOVES);
         return -1;
     }
     if (cfg->sym_visits < 0 || (cfg->sym_visits > 0 && (cfg->root_syms < 2 || cfg->threads > 1))) {
@@ -185,7 +194,9 @@ static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) 
     w->moves = malloc((size_t)nslots * ZZ_MAX_MOVES * sizeof *w->moves);
     w->priors = malloc((size_t)nslots * ZZ_MAX_MOVES * sizeof *w->priors);
     w->keys = malloc(2 * (size_t)ZZ_MAX_MOVES * sizeof *w->keys);
-    if (!w->slots || !w->moves || !w->priors || !w->keys) return -1;
+    w->wmoves = malloc(ZZ_MAX_MOVES * sizeof *w->wmoves);
+    w->wpriors = malloc(ZZ_MAX_MOVES * sizeof *w->wpriors);
+    if (!w->slots || !w->moves || !w->priors || !w->keys || !w->wmoves || !w->wpriors) return -1;
     if (s->cfg.tactic_prior > 0) {
         mcts_ab_config ac;
         mcts_ab_config_default(&ac);
@@ -208,6 +219,8 @@ static void worker_free(puct_worker *w) {
     free(w->moves);
     free(w->priors);
     free(w->keys);
+    free(w->wmoves);
+    free(w->wpriors);
     mcts_ab_free(w->ab);
 }
 
@@ -430,7 +443,7 @@ static int open_edge(puct_worker *w, mcts_request *slot, uint32_t idx, mcts_node
     if (!atomic_compare_exchange_strong_explicit(&node->nopen, &k, k + 1, memory_order_relaxed,
                                                  memory_order_relaxed))
         return OPEN_RACED;
-    const mcts_edge *e = mcts_tree_edges(t, node->edges) + k;
+    const mcts_edge *e = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire)) + k;
     uint32_t ci = mcts_tree_alloc_node(t, &w->cache);
     if (!ci) return OPEN_FULL;
     mcts_node *ch = mcts_tree_node(t, ci);
@@ -451,6 +464,8 @@ static int open_edge(puct_worker *w, mcts_request *slot, uint32_t idx, mcts_node
 
 static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
                          size_t errlen);
+static bool windows_on(const puct_worker *w);
+static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all);
 
 /* One descent from the root (see the file comment of tree.h for the protocol): it ends at a leaf
  * whose request is filled for the evaluator (D_SUBMIT), at a finished game backed up (D_DONE), at
@@ -499,6 +514,11 @@ static int descend(puct_worker *w, mcts_request *slot) {
         double best_u, open_prior;
         uint32_t best = best_child(t, node, c, sqrt_n, &best_u, &open_prior);
         uint32_t k = atomic_load_explicit(&node->nopen, memory_order_relaxed);
+        uint32_t ne = atomic_load_explicit(&node->nedges, memory_order_acquire);
+        if (k >= ne && ne < node->nmoves && windows_on(w)) {     /* the window is used up: widen it */
+            if (widen(w, node, &pos, false) < 0) { undo_path(t, idx, vl); return D_FAILED; }
+            ne = atomic_load_explicit(&node->nedges, memory_order_acquire);
+        }
         bool gumbel_root = idx == t->root && gumbel_active(s), force_open = false;
         if (gumbel_root) {                  /* the root follows sequential halving */
             int j = gumbel_next(s);
@@ -506,10 +526,10 @@ static int descend(puct_worker *w, mcts_request *slot) {
             if ((uint32_t)j >= k) force_open = true;  /* the next candidate not yet opened: edge k */
             else best = gumbel_child(s, j);
         }
-        if (k < node->nedges) {
+        if (k < ne) {
             /* the unopened edge k scores the evaluator's value of the parent (free of virtual
              * losses in flight), reduced by the opened priors (first-play urgency) */
-            const mcts_edge *e = mcts_tree_edges(t, node->edges) + k;
+            const mcts_edge *e = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire)) + k;
             double red = idx == t->root ? cfg->fpu_reduction_root : cfg->fpu_reduction;
             double u_new = node->value - red * sqrt(open_prior) + c * e->prior * sqrt_n;
             if (force_open || (!gumbel_root && (!best || u_new > best_u))) {
@@ -572,57 +592,83 @@ static uint32_t float_bits(float f) {
     return u;
 }
 
-/* force_prior: raise the priors of the placements in r after which the next player must capture
- * (zz_place_landings), in place, before expand sorts them. */
-static void boost_forcing(const mcts_puct *s, mcts_request *r) {
+/* force_prior: raise the priors of the placements after which the next player must capture
+ * (zz_place_landings), in place, before the moves are sorted. */
+static void boost_forcing(const mcts_puct *s, const zz_pos *pos, const zz_move *moves, float *priors, int n) {
     zz_landing_cache landings;
     zz_landing_cache_start(&landings);
     float gain = (float)(1.0 + s->cfg.force_prior);
-    for (int i = 0; i < r->item.nmoves; i++) {
-        zz_move m = r->item.moves[i];
-        if (zz_move_is_jump(m)) return;                 /* a capture node: no placements */
-        if (zz_place_forces_cached(&landings, &r->pos, m)) r->item.priors[i] *= gain;
+    for (int i = 0; i < n; i++) {
+        if (zz_move_is_jump(moves[i])) return;          /* a capture node: no placements */
+        if (zz_place_forces_cached(&landings, pos, moves[i])) priors[i] *= gain;
     }
 }
 
-/* Store the evaluated request's moves as edges sorted by prior (descending; ties in a random
- * order fixed by the position and the seed), then publish the node as EXPANDED. */
+/* w->keys[0..n): the moves in the order their edges take (prior descending; ties in a random
+ * order fixed by the position and the seed), after force_prior's and (with `tactic`) the tactic
+ * floor's raises of priors[] (in place).  The same moves and priors give the same order. */
+static void sort_moves(puct_worker *w, const zz_pos *pos, const zz_move *moves, float *priors, int n, bool tactic) {
+    mcts_puct *s = w->s;
+    uint32_t salt = (uint32_t)(zz_hash(pos) ^ s->cfg.seed);
+    uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
+    if (s->cfg.force_prior > 0) boost_forcing(s, pos, moves, priors, n);
+    if (tactic) mcts_tactic_boost(w->ab, pos, moves, priors, n, (float)s->cfg.tactic_prior, s->cfg.tactic_margin);
+    for (int i = 0; i < n; i++) {
+        float p = priors[i];
+        if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */
+        keys[i] = (uint64_t)(~float_bits(p)) << 32 | (uint64_t)(mix32((uint32_t)moves[i] ^ salt) & 0xFFFF0000u) | (uint64_t)i;
+    }
+    radix_sort(keys, tmp, n);
+}
+
+/* Edges for the first `keep` moves of w->keys' order, their priors tempered (p^(1/T)) and
+ * normalised over the first `norm` (≥ keep: all the moves, so that a window's priors are the
+ * whole list's; or keep, when max_children drops the rest).  The first edge, 0 when the arena is
+ * full. */
+static uint32_t write_edges(puct_worker *w, const zz_move *moves, const float *priors, int keep, int norm) {
+    mcts_tree *t = &w->s->tree;
+    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
+    if (!e) return 0;
+    mcts_edge *edges = mcts_tree_edges(t, e);
+    float inv_temp = (float)(1.0 / w->s->cfg.prior_temp);
+    double sum = 0;
+    for (int i = 0; i < norm; i++) {                    /* unnormalised, tempered: p^(1/T) */
+        int j = (int)(w->keys[i] & 0xFFFF);
+        float p = priors[j] >= 0 ? priors[j] : 0;
+        if (inv_temp != 1.0f && p > 0) p = powf(p, inv_temp);
+        if (i < keep) edges[i] = (mcts_edge){ moves[j], p };
+        sum += p;
+    }
+    double scale = sum > 0 ? 1.0 / sum : 0;
+    for (int i = 0; i < keep; i++)
+        edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)norm;
+    return e;
+}
+
+/* Whether this worker's expansions keep edge windows (puct.h, edge_window): it can evaluate a
+ * node again (search_inline), and no option needs a node's whole list or changes its priors by
+ * where the root is. */
+static bool windows_on(const puct_worker *w) {
+    const mcts_puct_config *c = &w->s->cfg;
+    return w->widen_ev && c->edge_window > 0 && c->max_children == 0 && !c->solver && c->sym_visits == 0 &&
+           c->tactic_prior <= 0;
+}
+
+/* Store the evaluated request's moves as edges sorted by prior (the first edge_window of them
+ * below the root when windows_on), then publish the node as EXPANDED. */
 static void expand(puct_worker *w, mcts_request *r) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
     mcts_node *node = mcts_tree_node(t, r->node);
     int n = r->item.nmoves;
-    uint32_t salt = (uint32_t)(zz_hash(&r->pos) ^ s->cfg.seed);
-    uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
-    if (s->cfg.force_prior > 0) boost_forcing(s, r);
-    if (w->ab && r->pos.ply - t->root_pos.ply <= s->cfg.tactic_depth)
-        mcts_tactic_boost(w->ab, &r->pos, r->item.moves, r->item.priors, n, (float)s->cfg.tactic_prior,
-                          s->cfg.tactic_margin);
-    for (int i = 0; i < n; i++) {
-        float p = r->item.priors[i];
-        if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */
-        keys[i] = (uint64_t)(~float_bits(p)) << 32 | (uint64_t)(mix32((uint32_t)r->item.moves[i] ^ salt) & 0xFFFF0000u) | (uint64_t)i;
-    }
-    radix_sort(keys, tmp, n);
-    int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n;
-    float inv_temp = (float)(1.0 / s->cfg.prior_temp);
-    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
+    sort_moves(w, &r->pos, r->item.moves, r->item.priors, n,
+               w->ab && r->pos.ply - t->root_pos.ply <= s->cfg.tactic_depth);
+    int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n, norm = keep;
+    if (keep > s->cfg.edge_window && r->node != t->root && windows_on(w)) keep = s->cfg.edge_window;
+    uint32_t e = write_edges(w, r->item.moves, r->item.priors, keep, norm);
     node->nmoves = (uint32_t)n;
     node->value = r->item.value;
     if (e) {
-        mcts_edge *edges = mcts_tree_edges(t, e);
-        double sum = 0;
-        for (int i = 0; i < keep; i++) {                /* unnormalised, tempered: p^(1/T) */
-            int j = (int)(keys[i] & 0xFFFF);
-            float p = r->item.priors[j] >= 0 ? r->item.priors[j] : 0;
-            if (inv_temp != 1.0f && p > 0) p = powf(p, inv_temp);
-            edges[i].move = r->item.moves[j];
-            edges[i].prior = p;
-            sum += p;
-        }
-        double scale = sum > 0 ? 1.0 / sum : 0;
-        for (int i = 0; i < keep; i++)
-            edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)keep;
         node->edges = e;
         node->nedges = (uint32_t)keep;
     } else {
@@ -630,6 +676,44 @@ static void expand(puct_worker *w, mcts_request *r) {
         node->nedges = 0;
     }
     atomic_store_explicit(&node->state, MCTS_EXPANDED, memory_order_release);
+}
+
+/* Widen the expanded node's edge window (its edges are the first nedges of its nmoves sorted
+ * moves) to four times as many edges, or to all of them with `all`: its position is evaluated
+ * again with the worker's evaluator (which answers a position the same way each time), sorted as
+ * expand did, and the new edges, which begin with the old ones, replace them (edges, then nedges
+ * with release: a reader of nedges finds edges at least that long).  One thread at a time: one
+ * that finds another widening goes on without.  1 widened, 0 not (another thread is at it, or
+ * the arena is full: t->full), -1 with the evaluator's message in w->sym_err. */
+static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all) {
+    mcts_tree *t = &w->s->tree;
+    uint8_t idle = 0;
+    if (!atomic_compare_exchange_strong(&node->widening, &idle, 1)) return 0;
+    uint32_t have = atomic_load_explicit(&node->nedges, memory_order_acquire);
+    int n = (int)node->nmoves, rc = 0;
+    if (have > 0 && have < (uint32_t)n) {
+        mcts_eval_item it = { .pos = pos, .moves = w->wmoves, .nmoves = zz_gen_moves(pos, w->wmoves), .priors = w->wpriors };
+        if (it.nmoves != n) {
+            snprintf(w->sym_err, sizeof w->sym_err, "widening a node: %d legal moves, %d when expanded", it.nmoves, n);
+            rc = -1;
+        } else if (mcts_evaluate(w->widen_ev, &it, 1, w->sym_err, sizeof w->sym_err) != 0) {
+            rc = -1;
+        } else {
+            w->widened++;
+            sort_moves(w, pos, w->wmoves, w->wpriors, n, false);
+            int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
+            uint32_t e = write_edges(w, w->wmoves, w->wpriors, keep, n);
+            if (!e) {
+                atomic_store_explicit(&t->full, 1, memory_order_relaxed);
+            } else {
+                atomic_store_explicit(&node->edges, e, memory_order_release);
+                atomic_store_explicit(&node->nedges, (uint32_t)keep, memory_order_release);
+                rc = 1;
+            }
+        }
+    }
+    atomic_store_explicit(&node->widening, 0, memory_order_release);
+    return rc;
 }
 
 /* Expand and back up an evaluated request. */
@@ -761,6 +845,21 @@ static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
     return node_symmetry(s, s->ev, mcts_tree_root(&s->tree), &s->tree.root_pos, err, errlen);
 }
 
+/* A root that kept an edge window (a child when expanded: tree reuse) gets all its edges before a
+ * search, with the searcher's evaluator (every root-wide step, from noise to the move choice,
+ * reads the whole list).  0, or -1 with a message. */
+static int root_widen(mcts_puct *s, puct_worker *w0, char *err, size_t errlen) {
+    mcts_node *root = mcts_tree_root(&s->tree);
+    if (s->cfg.max_children > 0 || atomic_load(&root->state) != MCTS_EXPANDED || root->passed ||
+        root->nedges == 0 || root->nedges >= root->nmoves)
+        return 0;
+    w0->widen_ev = s->ev;
+    int rc = widen(w0, root, &s->tree.root_pos, true);
+    w0->widen_ev = NULL;
+    if (rc < 0) snprintf(err, errlen, "%s", w0->sym_err);
+    return rc < 0 ? -1 : 0;
+}
+
 /* ---- the search ------------------------------------------------------------------------------ */
 static bool take_ticket(mcts_puct *s) {
     if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return false;
@@ -791,6 +890,7 @@ static int search_inline(mcts_puct *s, puct_worker *w, mcts_evaluator *ev, char 
     bool ticket = false, shared = s->cfg.threads > 1;
     int rc = 0, spins = 0;
     w->ev = s->cfg.threads == 1 ? ev : NULL;       /* sym_visits: one thread only (puct.h) */
+    w->widen_ev = ev;
     for (;;) {
         int n = 0;
         while (n < w->nslots) {
@@ -897,6 +997,7 @@ static void *worker_main(void *arg) {
 typedef struct { uint64_t evals, batches, done, collisions; int full; } search_counts;
 
 static void count_worker(search_counts *k, const puct_worker *w) {
+    k->evals += w->widened;
     k->done += w->done;
     k->collisions += w->collisions;
     k->full |= w->full;
@@ -1049,6 +1150,7 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
             k.evals++, k.batches++, k.done++;
         }
     }
+    if (rc == 0 && root_widen(s, &w0, ebuf, sizeof ebuf) != 0) rc = -1;
     if (rc == 0 && root_symmetry(s, ebuf, sizeof ebuf) != 0) rc = -1;
     if (rc == 0 && s->cfg.gumbel_m > 0 && sims > 0 && !gumbel_active(s))
         mcts_puct_gumbel_root(s, s->target > 1 ? s->target - 1 : 1);

@@ -54,6 +54,15 @@ typedef struct mcts_puct_config {
     int sims_full, sims_fast;  /* simulations of a full / fast search */
     int reuse;                 /* keep the subtree of the move played */
     int max_children;          /* keep only the best max_children priors at expansion (0 = all) */
+    int edge_window;           /* > 0 (default 32): mcts_puct_search's expansions below the root
+                                  store only the edges of the first edge_window moves by prior
+                                  (their priors those of the whole list); a node that has opened
+                                  them all is evaluated again and widened fourfold (puct.c's
+                                  widen), and a root gets all its edges before a search: the same
+                                  search as with every edge stored, for a fraction of the memory
+                                  (on 61 rings a node has ~1,000 moves and opens about one).  0 =
+                                  every edge.  Not in the stepping API (self-play), nor with
+                                  max_children, solver, sym_visits or tactic_prior */
     double prior_temp;         /* expansion stores priors ∝ p^(1/prior_temp) (1 = the network's;
                                   > 1 flattens them, so low-prior replies get looked at) */
     double force_prior;        /* expansion multiplies the prior of a placement that forces the

@@ -53,6 +53,7 @@ void mcts_node_init(mcts_node *n, uint32_t parent, zz_move m, float prior, const
     n->move = m;
     n->prior = prior;
     n->edges = n->nedges = 0;
+    atomic_init(&n->widening, 0);
     n->value = 0;
     n->player = player;
     n->to_move = p->to_move;

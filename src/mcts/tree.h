@@ -48,8 +48,11 @@ typedef struct mcts_node {
     zz_move move;                /* the move from the parent */
     float prior;                 /* policy prior of move */
     uint32_t nmoves;             /* legal moves here (0 when terminal) */
-    uint32_t edges;              /* PUCT: first edge (edge arena) of the prior-sorted moves */
-    uint32_t nedges;             /* PUCT: edges kept (≤ nmoves) */
+    _Atomic uint32_t edges;      /* PUCT: first edge (edge arena) of the prior-sorted moves */
+    _Atomic uint32_t nedges;     /* PUCT: edges kept (≤ nmoves; fewer in a window, puct.h's
+                                    edge_window, which a search may widen while others read: it
+                                    stores edges, then nedges (release), and the new edges begin
+                                    with the old ones, so a reader loads nedges first (acquire)) */
     float value;                 /* PUCT: evaluator value, to_move's view (FPU, display) */
     uint32_t seed;               /* UCT: which permutation of the moves orders the children */
     _Atomic uint8_t state;       /* MCTS_NEW .. MCTS_TERMINAL */
@@ -62,6 +65,7 @@ typedef struct mcts_node {
                                     pass_forced): no visit of its own, N = its child's N */
     _Atomic int8_t proof;        /* PUCT's solver: 0, or the game's result with best play for
                                     `player`, +1 won / -1 lost (proof.h) */
+    _Atomic uint8_t widening;    /* PUCT: a thread is widening the node's edge window */
 } __attribute__((aligned(64))) mcts_node;   /* one cache line: no false sharing between nodes */
 
 enum { MCTS_BLOCK_SLOTS = 15 };
