@@ -6,6 +6,8 @@
  * quiet-leaf evaluator over the network (--quiet-leaves); the live network's cache of answers
  * keeping each weights' answers apart. */
 #include "mcts/eval_cache.h"
+#include "mcts/eval_net.h"
+#include "mcts/puct.h"
 #include "nn/omp_env.h"
 #include "train/live_eval.h"
 #include "train/selfplay.h"
@@ -153,6 +155,58 @@ static void look_counting(const tr_game *g, void *ctx) {
 }
 
 static void look_nothing(const tr_game *g, void *ctx) { (void)g, (void)ctx; }
+
+/* Expanded nodes of t left without edges (the edge arena was full when they were expanded). */
+static long nodes_without_edges(const mcts_tree *t) {
+    long n = 0;
+    const mcts_arena *a = &t->nodes[t->cur];
+    for (uint32_t i = 1; i < mcts_arena_used(a); i++) {
+        const mcts_node *k = mcts_arena_at(a, i);            /* child blocks share the arena: */
+        if (atomic_load(&((mcts_node *)k)->state) == MCTS_EXPANDED && k->nmoves > 0 && k->nmoves <= ZZ_MAX_MOVES &&
+            k->nedges == 0 && k->player <= 1 && atomic_load(&((mcts_node *)k)->blocks) == 0)
+            n++;                                             /* (a block never looks like this) */
+    }
+    return n;
+}
+
+/* Self-play's trees hold as many edges as its searches need: the cap by games in flight, and an
+ * 800-simulation search from the 61-ring opening (about 4,000 legal moves a node) with the shipped
+ * network, which left nodes without edges under the old cap of 2^21 and leaves none under the
+ * cap for 64 games. */
+START_TEST(selfplay_trees_hold_their_searches) {
+    ck_assert_uint_eq(tr_selfplay_edge_cap(0), 1u << 23);
+    ck_assert_uint_eq(tr_selfplay_edge_cap(64), 1u << 23);
+    ck_assert_uint_eq(tr_selfplay_edge_cap(256), 1u << 22);
+    ck_assert_uint_eq(tr_selfplay_edge_cap(512), 1u << 21);
+    ck_assert_uint_eq(tr_selfplay_edge_cap(4096), 1u << 21);
+    tr_selfplay_config d;
+    tr_selfplay_config_default(&d);
+    ck_assert_uint_eq(d.max_edges, 0);                       /* the cap by games, unless set */
+    char err[256];
+    mcts_evaluator *ev = mcts_eval_nn_new("weights/zertz61.ckpt", err, sizeof err);
+    ck_assert_msg(ev, "%s", err);
+    long dead[2];
+    for (int k = 0; k < 2; k++) {
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.max_nodes = d.max_nodes;
+        c.max_edges = k ? tr_selfplay_edge_cap(64) : 1u << 21;
+        c.edge_window = 0;                                   /* as self-play's stepping API: every edge */
+        mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
+        ck_assert_msg(s, "%s", err);
+        zz_pos p;
+        zz_pos_init(&p, ZZ_B61);
+        mcts_puct_set_root(s, &p);
+        mcts_search_stats st;
+        ck_assert_msg(mcts_puct_search(s, 800, 0, false, &st, err, sizeof err) == 0, "%s", err);
+        dead[k] = nodes_without_edges(mcts_puct_tree(s));
+        mcts_puct_free(s);
+    }
+    ck_assert_msg(dead[0] > 0, "the old cap no longer runs out: the check proves nothing (%ld)", dead[0]);
+    ck_assert_int_eq(dead[1], 0);
+    mcts_evaluator_free(ev);
+}
+END_TEST
 
 START_TEST(every_request_answered_once) {
     for (int evt = 1; evt <= 2; evt++) {                 /* one evaluator thread, then two */
@@ -645,6 +699,7 @@ int main(int argc, char **argv) {
     TCase *tc = tcase_create("scheduler");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_request_answered_once);
+    tcase_add_test(tc, selfplay_trees_hold_their_searches);
     tcase_add_test(tc, eval_threads_need_a_copyable_evaluator);
     tcase_add_test(tc, live_network_lanes);
     tcase_add_test(tc, live_network_cache_follows_the_weights);

@@ -38,8 +38,15 @@ void tr_selfplay_config_default(tr_selfplay_config *c) {
     c->q_target = 0.5;         /* the shipped recipe; the value loss analysis in README: results alone are noise */
     c->ab_depth = 2;
     c->max_nodes = 1u << 16;
-    c->max_edges = 1u << 21;
+    c->max_edges = 0;          /* tr_selfplay_edge_cap */
     c->seed = 1;
+}
+
+uint32_t tr_selfplay_edge_cap(int games_in_flight) {
+    uint64_t per = (1ull << 30) / (uint64_t)(games_in_flight > 0 ? games_in_flight : 1);
+    if (per < (1u << 21)) per = 1u << 21;
+    if (per > (1u << 23)) per = 1u << 23;
+    return (uint32_t)per;
 }
 
 void tr_game_free(tr_game *g) {
@@ -544,7 +551,7 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     pc.force_prior = cfg->force_prior;
     pc.tactic_prior = cfg->tactic_prior;
     pc.max_nodes = cfg->max_nodes;
-    pc.max_edges = cfg->max_edges;
+    pc.max_edges = cfg->max_edges ? cfg->max_edges : tr_selfplay_edge_cap(cfg->games_in_flight);
     for (int i = 0; i < sp->ngames; i++) {
         sp_game *g = &sp->games[i];
         g->rng = mix64(cfg->seed * 0x100000001B3ULL + (uint64_t)i);

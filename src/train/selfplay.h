@@ -79,7 +79,7 @@ typedef struct {
     int quiet_nodes;           /* > 0: leaves where the mover must capture are valued at the quiet
                                   positions after the exchange, capture trees of at most this many
                                   positions (mcts_eval_quiet_new; the agent option quiet=); 0: off */
-    uint32_t max_nodes, max_edges;   /* per tree */
+    uint32_t max_nodes, max_edges;   /* per tree; max_edges 0 (the default): tr_selfplay_edge_cap */
     int net_precision;         /* the network's convolutions on the CPU (nn/infer.h nn_precision):
                                   NN_PREC_F32 (default), or int8 / bf16 where the CPU has them;
                                   the GPU runs float whatever this says */
@@ -90,6 +90,12 @@ typedef struct {
 } tr_selfplay_config;
 
 void tr_selfplay_config_default(tr_selfplay_config *c);
+/* Edges a game's tree may store when max_edges is 0: 2^30 (8 GiB) shared by the games in flight,
+ * at least 2^21 and at most 2^23 a game.  Every expanded node stores an edge for each legal move
+ * (about 4,000 in the 61-ring opening, where an 800-simulation search needs ~3.4 million: with
+ * 2^21 a third of its visits went to nodes left without edges, src/train/README.md); a tree
+ * touches only what it stores. */
+uint32_t tr_selfplay_edge_cap(int games_in_flight);
 
 /* A finished game: its samples (every searched decision; full ones are policy targets). */
 typedef struct tr_game {
