@@ -632,6 +632,42 @@ START_TEST(puct_edge_windows_same_search) {
 }
 END_TEST
 
+/* An evaluator whose priors change from call to call (random each time): with edge windows the
+ * search refuses to widen a node whose moves it now ranks otherwise, with a message, instead of
+ * building a tree in which a move could get two children. */
+static int fickle_eval(mcts_evaluator *self, mcts_eval_item *it, int n, char *err, size_t errlen) {
+    uint64_t *rng = self->ctx;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < it[i].nmoves; j++) it[i].priors[j] = (float)(zz_rand_below(rng, 1000) + 1);
+        it[i].value = 0;
+    }
+    return 0;
+}
+
+START_TEST(puct_edge_windows_refuse_a_fickle_evaluator) {
+    uint64_t rng = 99;
+    mcts_evaluator ev = { .name = "fickle", .evaluate = fickle_eval, .ctx = &rng };
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.edge_window = 2;
+    mcts_puct *s = make(&c, &ev);
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5 Ga1");            /* 3 moves: deep, busy children */
+    mcts_puct_set_root(s, &p);
+    char err[256] = "";
+    ck_assert_int_eq(mcts_puct_search(s, 2000, 0, false, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "ranked its moves otherwise"), "%s", err);
+    assert_tree_ok(mcts_puct_tree(s));                      /* reset after the failure: sound */
+    mcts_puct_free(s);
+    c.edge_window = 0;                                       /* every edge stored: nothing to widen */
+    s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    search_ok(s, 2000, false, NULL);
+    ck_assert_uint_eq(root_n(s), 2000);
+    mcts_puct_free(s);
+}
+END_TEST
+
 START_TEST(puct_evaluator_failure) {
     for (int threads = 1; threads <= 3; threads += 2) {
         dbl d;
@@ -1157,6 +1193,7 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_playout_cap_randomisation);
     tcase_add_test(t, puct_tree_reuse);
     tcase_add_test(t, puct_edge_windows_same_search);
+    tcase_add_test(t, puct_edge_windows_refuse_a_fickle_evaluator);
     tcase_add_test(t, puct_evaluator_failure);
     tcase_add_test(t, puct_builtin_evaluators);
     tcase_add_test(t, puct_network_evaluator);

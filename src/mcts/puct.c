@@ -684,7 +684,9 @@ static void expand(puct_worker *w, mcts_request *r) {
  * expand did, and the new edges, which begin with the old ones, replace them (edges, then nedges
  * with release: a reader of nedges finds edges at least that long).  One thread at a time: one
  * that finds another widening goes on without.  1 widened, 0 not (another thread is at it, or
- * the arena is full: t->full), -1 with the evaluator's message in w->sym_err. */
+ * the arena is full: t->full), -1 with the evaluator's message in w->sym_err, or when the
+ * evaluator ranked the node's moves otherwise this time (the old edges, on which children may sit,
+ * would not be a prefix of the new ones: refused rather than a tree with two children of a move). */
 static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all) {
     mcts_tree *t = &w->s->tree;
     uint8_t idle = 0;
@@ -701,9 +703,16 @@ static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all) {
         } else {
             w->widened++;
             sort_moves(w, pos, w->wmoves, w->wpriors, n, false);
+            const mcts_edge *old = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire));
+            bool same = true;                   /* children sit on the old edges: they must stay a prefix */
+            for (uint32_t i = 0; i < have && same; i++) same = w->wmoves[w->keys[i] & 0xFFFF] == old[i].move;
             int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
-            uint32_t e = write_edges(w, w->wmoves, w->wpriors, keep, n);
-            if (!e) {
+            uint32_t e = same ? write_edges(w, w->wmoves, w->wpriors, keep, n) : 0;
+            if (!same) {
+                snprintf(w->sym_err, sizeof w->sym_err, "widening a node: the evaluator ranked its moves otherwise "
+                         "the second time (edge windows need an evaluator that answers a position alike each time; edges=0)");
+                rc = -1;
+            } else if (!e) {
                 atomic_store_explicit(&t->full, 1, memory_order_relaxed);
             } else {
                 atomic_store_explicit(&node->edges, e, memory_order_release);
