@@ -937,13 +937,175 @@ START_TEST(puct_shared_evaluator_when_not_copied) {
 }
 END_TEST
 
+/* ---- edge windows in the stepping API: widenings are requests, evaluated like leaves ------- */
+/* `sims` simulations of s through worker w (one slot), each request evaluated by ev at once, the
+ * root's noise mixed in once it is ready (as self-play does).  Returns the widening requests. */
+static int step_search(mcts_puct *s, mcts_puct_worker *w, mcts_evaluator *ev, int sims, bool noise) {
+    char err[256];
+    int started = 0, widenings = 0;
+    while (started < sims) {
+        if (noise && mcts_puct_root_ready(s) && !mcts_tree_root(mcts_puct_tree(s))->noised) mcts_puct_root_noise(s);
+        mcts_request *r;
+        int st = mcts_puct_step(w, &r);
+        ck_assert_msg(st == MCTS_STEP_SUBMIT || st == MCTS_STEP_WIDEN || st == MCTS_STEP_DONE, "step: %d", st);
+        if (st == MCTS_STEP_DONE) { started++; continue; }
+        ck_assert_int_eq(mcts_evaluate(ev, &r->item, 1, err, sizeof err), 0);
+        atomic_store_explicit(&r->state, MCTS_REQ_DONE, memory_order_release);
+        mcts_puct_finish(w, r);
+        if (st == MCTS_STEP_SUBMIT) started++;
+        else widenings++;
+    }
+    return widenings;
+}
+
+/* Whether every expanded node of the subtree at n stores edges of distinct moves. */
+static bool edges_distinct(const mcts_tree *t, const mcts_node *n) {
+    if (atomic_load(&((mcts_node *)n)->state) == MCTS_EXPANDED && n->nedges > 1) {
+        const mcts_edge *e = mcts_tree_edges(t, n->edges);
+        for (uint32_t i = 0; i < n->nedges; i++)
+            for (uint32_t j = 0; j < i; j++)
+                if (e[i].move == e[j].move) return false;
+    }
+    MCTS_FOR_EACH_CHILD(t, n, c) if (!edges_distinct(t, c)) return false;
+    return true;
+}
+
+/* Self-play's way: the shipped network's stepped search with a window of 2 is the stepped search
+ * with every edge stored, over three moves with tree reuse and root noise (a reused root is not
+ * ready until its own widening request has given it every edge: noise over a window would change
+ * the tree), for a fraction of the edges. */
+START_TEST(puct_stepping_edge_windows_same_search) {
+    static const char *nets[] = { "weights/zertz37.ckpt", "weights/zertz61.ckpt" };
+    static const zz_board_kind boards[] = { ZZ_B37, ZZ_B61 };
+    for (int b = 0; b < 2; b++) {
+        char err[256];
+        mcts_evaluator *ev = mcts_eval_nn_new(nets[b], err, sizeof err);
+        ck_assert_msg(ev, "%s", err);
+        mcts_puct *s[2];
+        mcts_puct_worker *w[2];
+        for (int k = 0; k < 2; k++) {
+            mcts_puct_config c;
+            mcts_puct_config_default(&c);
+            c.edge_window = k ? 2 : 0;
+            s[k] = make(&c, ev);
+            ck_assert_ptr_nonnull(w[k] = mcts_puct_worker_new(s[k], 1, 9));
+        }
+        zz_pos p;
+        zz_pos_init(&p, boards[b]);
+        uint64_t rng = 61 + (uint64_t)b;
+        for (int i = 0; i < 4; i++) zz_apply(&p, zz_random_move(&p, &rng), NULL);
+        for (int k = 0; k < 2; k++) mcts_puct_set_root(s[k], &p);
+        int widenings = 0, root_widenings = 0;
+        for (int move = 0; move < 3 && !zz_over(&p); move++) {
+            if (move > 0) {                                  /* a reused root kept its window */
+                ck_assert(mcts_puct_root_ready(s[0]));
+                root_widenings += !mcts_puct_root_ready(s[1]);
+            }
+            ck_assert_int_eq(step_search(s[0], w[0], ev, 500 / SCALE, true), 0);
+            widenings += step_search(s[1], w[1], ev, 500 / SCALE, true);
+            const mcts_tree *ta = mcts_puct_tree(s[0]), *tb = mcts_puct_tree(s[1]);
+            assert_tree_ok(tb);
+            ck_assert(mcts_tree_root(tb)->noised);
+            ck_assert_uint_eq(tree_hash(ta, mcts_tree_root(ta)), tree_hash(tb, mcts_tree_root(tb)));
+            ck_assert_msg(search_edges(s[1]) * 3 < search_edges(s[0]), "board %d: %llu edges with windows, %llu without", b,
+                          (unsigned long long)search_edges(s[1]), (unsigned long long)search_edges(s[0]));
+            zz_move m = mcts_puct_pick(s[0], 0);
+            ck_assert(m == mcts_puct_pick(s[1], 0));
+            for (int k = 0; k < 2; k++) mcts_puct_advance(s[k], m);
+            zz_apply(&p, m, NULL);
+        }
+        ck_assert_int_gt(root_widenings, 0);
+        ck_assert_int_gt(widenings, root_widenings);         /* nodes below the root widened too */
+        mcts_puct_worker_stats ws = mcts_puct_worker_get_stats(w[1]);
+        ck_assert_int_eq((int)ws.widened, widenings);
+        ck_assert_int_eq((int)ws.reranked, 0);               /* the network answers alike each time */
+        for (int k = 0; k < 2; k++) { mcts_puct_worker_free(w[k]); mcts_puct_free(s[k]); }
+        mcts_evaluator_free(ev);
+    }
+}
+END_TEST
+
+/* The weights may change between a node's expansion and its widening (training publishes new
+ * ones): a widening request whose evaluation ranks the moves otherwise keeps the old edges first
+ * (children sit on them) and merges the rest in; the tree stays sound, with one edge per move.
+ * With four requests in flight, finished in reverse order, the same holds and every simulation
+ * is counted once; and so with two threads sharing the batcher (mcts_puct_search's workers). */
+START_TEST(puct_stepping_edge_windows_merge_a_new_ranking) {
+    uint64_t rng = 99;
+    mcts_evaluator ev = { .name = "fickle", .evaluate = fickle_eval, .ctx = &rng };
+    mcts_puct_config c;
+    mcts_puct_config_default(&c);
+    c.edge_window = 2;
+    zz_pos p;
+    th_build(&p, ZZ_B37, NULL, "Wd2 Bd3 Bd5 Ga1");            /* 3 moves: deep, busy children */
+    mcts_puct *s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    mcts_puct_worker *w = mcts_puct_worker_new(s, 1, 3);
+    ck_assert_ptr_nonnull(w);
+    int widenings = step_search(s, w, &ev, 2000, false);
+    const mcts_tree *t = mcts_puct_tree(s);
+    assert_tree_ok(t);
+    ck_assert(edges_distinct(t, mcts_tree_root(t)));
+    ck_assert_uint_eq(root_n(s), 2000);
+    mcts_puct_worker_stats ws = mcts_puct_worker_get_stats(w);
+    ck_assert_int_eq((int)ws.widened, widenings);
+    ck_assert_msg(ws.reranked > 0 && ws.reranked <= ws.widened, "%llu of %llu widenings reranked",
+                  (unsigned long long)ws.reranked, (unsigned long long)ws.widened);
+    mcts_puct_worker_free(w);
+    mcts_puct_free(s);
+
+    s = make(&c, &ev);                                      /* four in flight, finished out of order */
+    mcts_puct_set_root(s, &p);
+    w = mcts_puct_worker_new(s, 4, 4);
+    ck_assert_ptr_nonnull(w);
+    char err[256];
+    int started = 0, target = 3000 / SCALE;
+    while (started < target) {
+        mcts_request *batch[4];
+        int n = 0, st;
+        while (n < 4 && started < target && (st = mcts_puct_step(w, &batch[n])) != MCTS_STEP_BUSY) {
+            if (st == MCTS_STEP_SUBMIT) started++;
+            if (st == MCTS_STEP_DONE) started++;
+            if (st == MCTS_STEP_SUBMIT || st == MCTS_STEP_WIDEN) n++;
+            else if (st != MCTS_STEP_DONE) break;                 /* a collision: finish what is out */
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            ck_assert_int_eq(mcts_evaluate(&ev, &batch[i]->item, 1, err, sizeof err), 0);
+            atomic_store_explicit(&batch[i]->state, MCTS_REQ_DONE, memory_order_release);
+            mcts_puct_finish(w, batch[i]);
+        }
+    }
+    t = mcts_puct_tree(s);
+    assert_tree_ok(t);
+    ck_assert(edges_distinct(t, mcts_tree_root(t)));
+    ck_assert_uint_eq(root_n(s), (uint32_t)target);
+    ck_assert_int_gt((int)mcts_puct_worker_get_stats(w).reranked, 0);
+    mcts_puct_worker_free(w);
+    mcts_puct_free(s);
+
+    c.threads = 2;                                          /* workers sharing the batcher: they ask too */
+    c.thread_evaluators = 0;
+    s = make(&c, &ev);
+    mcts_puct_set_root(s, &p);
+    mcts_search_stats st;
+    search_ok(s, 3000 / SCALE, false, &st);
+    t = mcts_puct_tree(s);
+    assert_tree_ok(t);
+    ck_assert(edges_distinct(t, mcts_tree_root(t)));
+    ck_assert_uint_eq(root_n(s), 3000 / SCALE);
+    ck_assert_uint_eq(st.iterations, 3000 / SCALE);
+    ck_assert_uint_gt(st.evals, count_expanded(t, mcts_tree_root(t)));   /* nodes evaluated again */
+    mcts_puct_free(s);
+}
+END_TEST
+
 /* ---- the stepping API as a self-play scheduler uses it: many trees, one batcher ------------- */
 enum { GAMES = 6, SCHEDULERS = 2, TARGET = 300 };
 typedef struct {
     mcts_puct *s;
     mcts_puct_worker *w;
     mcts_request *inflight[4];
-    int ninflight, started, noised;
+    int ninflight, started, noised, widenings;
 } game_t;
 typedef struct { game_t *g; int n; mcts_batcher *b; } sched_arg;
 
@@ -965,10 +1127,11 @@ static void *scheduler(void *arg) {
             if (g->started < TARGET && (g->noised || g->started == 0)) {
                 mcts_request *r;
                 int st = mcts_puct_step(g->w, &r);
-                if (st == MCTS_STEP_SUBMIT) {
+                if (st == MCTS_STEP_SUBMIT || st == MCTS_STEP_WIDEN) {
                     while (!mcts_batcher_submit(a->b, r)) sched_yield();
                     g->inflight[g->ninflight++] = r;
-                    g->started++;
+                    g->started += st == MCTS_STEP_SUBMIT;       /* a widening is no simulation */
+                    g->widenings += st == MCTS_STEP_WIDEN;
                     progress = 1;
                 } else if (st == MCTS_STEP_DONE) {
                     g->started++;
@@ -995,6 +1158,7 @@ START_TEST(puct_scheduler_stepping) {
     game_t games[GAMES];
     mcts_puct_config c;
     mcts_puct_config_default(&c);
+    c.edge_window = 2;                                     /* widenings through the batcher too */
     for (int i = 0; i < GAMES; i++) {
         memset(&games[i], 0, sizeof games[i]);
         c.seed = (uint64_t)i + 1;
@@ -1016,17 +1180,19 @@ START_TEST(puct_scheduler_stepping) {
     for (int k = 0; k < SCHEDULERS; k++) pthread_join(st[k], NULL);
     atomic_store(&b.stop, 1);
     pthread_join(bt, NULL);
-    long expanded = 0;
+    long expanded = 0, widenings = 0;
     for (int i = 0; i < GAMES; i++) {
         const mcts_tree *t = mcts_puct_tree(games[i].s);
         ck_assert_uint_eq(root_n(games[i].s), TARGET);
         ck_assert(mcts_tree_root(t)->noised);
         assert_tree_ok(t);
         expanded += count_expanded(t, mcts_tree_root(t));
+        widenings += games[i].widenings;
         mcts_puct_worker_free(games[i].w);
         mcts_puct_free(games[i].s);
     }
-    ck_assert_int_eq(atomic_load(&d.positions), expanded);
+    ck_assert_int_gt(widenings, 0);
+    ck_assert_int_eq(atomic_load(&d.positions), expanded + widenings);   /* a node evaluated again */
     ck_assert_int_gt(d.max_n, 1);                          /* leaves of several trees in a batch */
     mcts_batcher_free(&b);
 }
@@ -1053,7 +1219,7 @@ START_TEST(puct_worker_survives_rerooting) {
             mcts_request *r;
             int st = mcts_puct_step(w, &r);
             ck_assert_int_ne(st, MCTS_STEP_FULL);
-            if (st != MCTS_STEP_SUBMIT) continue;
+            if (st != MCTS_STEP_SUBMIT && st != MCTS_STEP_WIDEN) continue;
             ck_assert_int_eq(mcts_evaluate(&ev, &r->item, 1, err, sizeof err), 0);
             atomic_store_explicit(&r->state, MCTS_REQ_DONE, memory_order_release);
             mcts_puct_finish(w, r);
@@ -1194,6 +1360,8 @@ static Suite *suite(void) {
     tcase_add_test(t, puct_tree_reuse);
     tcase_add_test(t, puct_edge_windows_same_search);
     tcase_add_test(t, puct_edge_windows_refuse_a_fickle_evaluator);
+    tcase_add_test(t, puct_stepping_edge_windows_same_search);
+    tcase_add_test(t, puct_stepping_edge_windows_merge_a_new_ranking);
     tcase_add_test(t, puct_evaluator_failure);
     tcase_add_test(t, puct_builtin_evaluators);
     tcase_add_test(t, puct_network_evaluator);

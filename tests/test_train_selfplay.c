@@ -4,7 +4,7 @@
  * mover's view, jump chains keeping the mover); and the trainer's step on them; the value target
  * blended with the root value; teacher mode (UCT plays, no network); passing one-move nodes; the
  * quiet-leaf evaluator over the network (--quiet-leaves); the live network's cache of answers
- * keeping each weights' answers apart. */
+ * keeping each weights' answers apart; edge windows widened through requests. */
 #include "mcts/eval_cache.h"
 #include "mcts/eval_net.h"
 #include "mcts/puct.h"
@@ -191,7 +191,7 @@ START_TEST(selfplay_trees_hold_their_searches) {
         mcts_puct_config_default(&c);
         c.max_nodes = d.max_nodes;
         c.max_edges = k ? tr_selfplay_edge_cap(64) : 1u << 21;
-        c.edge_window = 0;                                   /* as self-play's stepping API: every edge */
+        c.edge_window = 0;                                   /* as self-play with --edge-window 0 */
         mcts_puct *s = mcts_puct_new(&c, ev, err, sizeof err);
         ck_assert_msg(s, "%s", err);
         zz_pos p;
@@ -205,6 +205,37 @@ START_TEST(selfplay_trees_hold_their_searches) {
     ck_assert_msg(dead[0] > 0, "the old cap no longer runs out: the check proves nothing (%ld)", dead[0]);
     ck_assert_int_eq(dead[1], 0);
     mcts_evaluator_free(ev);
+}
+END_TEST
+
+/* Self-play with edge windows (a window of one edge, so that nodes widen often): the widenings
+ * go through the evaluator threads as requests of their own, each answered and finished once
+ * (counted with the leaves); reused roots widen before their noise; the games are sound. */
+START_TEST(edge_windows_widen_through_requests) {
+    count_ctx cc = { .rng = 23 };
+    mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
+    tr_selfplay_config c = small_config();
+    c.edge_window = 1;
+    c.sims_full = 40;
+    c.sims_fast = 10;
+    tr_selfplay *sp = start_selfplay(&c, &ev);
+    sample_counts sc = { 0, 0 };
+    long long games = poll_games(sp, 8, look_counting, &sc);
+    ck_assert_int_ge(games, 8);
+    tr_selfplay_stop(sp);
+    tr_selfplay_stats st;
+    tr_selfplay_stats_get(sp, &st);
+    ck_assert_ptr_null(tr_selfplay_error(sp));
+    ck_assert_int_gt(st.widenings, 0);
+    ck_assert_int_lt(st.widenings, st.submitted);
+    ck_assert_int_eq(st.submitted, st.finished);
+    ck_assert_int_eq(st.submitted, cc.items);             /* a widening is evaluated like a leaf */
+    ck_assert_int_eq(st.abandoned, 0);
+    tr_selfplay_free(sp);
+    c.edge_window = ZZ_MAX_MOVES + 1;
+    char err[256];
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "edge_window") != NULL, "%s", err);
 }
 END_TEST
 
@@ -700,6 +731,7 @@ int main(int argc, char **argv) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_request_answered_once);
     tcase_add_test(tc, selfplay_trees_hold_their_searches);
+    tcase_add_test(tc, edge_windows_widen_through_requests);
     tcase_add_test(tc, eval_threads_need_a_copyable_evaluator);
     tcase_add_test(tc, live_network_lanes);
     tcase_add_test(tc, live_network_cache_follows_the_weights);

@@ -3,18 +3,18 @@
  * configuration's network (4 blocks × 32 channels) and the default network (nn_config_default),
  * the first again with two evaluator threads (--eval-threads 2), and with int8 convolutions
  * (--selfplay-precision int8, on one and on two evaluator threads) where the CPU has them, and
- * without the cache of answers (--eval-cache 0) on two evaluator threads; the cache column is the
- * share of the answers it gave,
+ * without the cache of answers (--eval-cache 0) on two evaluator threads, and with every edge
+ * stored (--edge-window 0) on two; the cache column is the share of the answers it gave,
  * with an untrained network and no training (`make bench`; `make bench-gpu` runs it with --gpu:
  * the network on the GPU, more games in flight).
  *
  *   bench_train [--seconds S] [--gpu] [--games N] [--threads N] [--eval-threads N] [--batch N]
- *               [--rings N] [--sims N] [--search-only]
+ *               [--rings N] [--sims N] [--edge-window N] [--search-only]
  *
  * --games, --threads, --eval-threads and --batch override the scheduler's settings in every row
  * (to find the GPU's best: how many games in flight and search threads keep the network's
  * batches full); --rings and --sims set the board and the full search's simulations (fast =
- * N/4, as tools/train).  --search-only runs one row with no network at all (uniform priors,
+ * N/4, as tools/train); --edge-window the searches' edge windows in every row.  --search-only runs one row with no network at all (uniform priors,
  * value 0: mcts_eval_uniform_new): the ceiling of the search threads alone, which is what a GPU
  * self-play run waits for once the network's batches are full (src/cuda/NOTES.md).
  *
@@ -105,7 +105,7 @@ static int bench_search_only(const tr_run_config *rc, double seconds) {
 
 static void usage(void) {
     printf("usage: bench_train [--seconds S] [--gpu] [--games N] [--threads N] [--eval-threads N] [--batch N]\n"
-           "                   [--rings N] [--sims N] [--search-only]\n"
+           "                   [--rings N] [--sims N] [--edge-window N] [--search-only]\n"
            "Self-play speed (positions/s, network evaluations/s, mean batch) with an untrained network.\n"
            "  --seconds S        seconds per configuration, 0.1..3600 (default 10)\n"
            "  --gpu              the network on the GPU, 512 games in flight (skipped without a GPU)\n"
@@ -115,8 +115,9 @@ static void usage(void) {
            "  --batch N          evaluator batch at most, 1..1024 (default 256)\n"
            "  --rings N          board: 37, 48 or 61 (default 37)\n"
            "  --sims N           simulations of a full search, 2..100000 (fast = N/4; default tools/train's)\n"
+           "  --edge-window N    the searches' edge windows, 0..%d (0 = every edge; default tools/train's)\n"
            "  --search-only      one row with no network (uniform priors, value 0): the search's ceiling\n"
-           "  -h, --help         this text\n");
+           "  -h, --help         this text\n", ZZ_MAX_MOVES);
 }
 
 int main(int argc, char **argv) {
@@ -125,6 +126,7 @@ int main(int argc, char **argv) {
     bool gpu = false;
     bool search_only = false;
     int games = 0, threads = 0, eval_threads = 0, batch = 0, rings = 37, sims = 0;   /* 0: the default */
+    int edge_window = -1;                                                           /* -1: the default */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--gpu")) gpu = true;
@@ -135,6 +137,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--batch")) { if (!cli_int_opt("bench_train", argc, argv, &i, 1, 1024, &batch)) return 2; }
         else if (!strcmp(a, "--rings")) { if (!cli_rings_opt("bench_train", argc, argv, &i, &rings)) return 2; }
         else if (!strcmp(a, "--sims")) { if (!cli_int_opt("bench_train", argc, argv, &i, 2, 100000, &sims)) return 2; }
+        else if (!strcmp(a, "--edge-window")) { if (!cli_int_opt("bench_train", argc, argv, &i, 0, ZZ_MAX_MOVES, &edge_window)) return 2; }
         else if (!strcmp(a, "--search-only")) search_only = true;
         else if (cli_is_help(a)) { usage(); return 0; }
         else return cli_unknown("bench_train", a);
@@ -156,6 +159,7 @@ int main(int argc, char **argv) {
     if (threads) rc.sp.threads = threads;
     if (eval_threads) rc.sp.eval_threads = eval_threads;
     if (batch) rc.sp.max_batch = batch;
+    if (edge_window >= 0) rc.sp.edge_window = edge_window;
     rc.sp.board = zz_board_for_rings(rings)->kind;
     if (sims) {
         rc.sp.sims_full = sims;
@@ -181,6 +185,13 @@ int main(int argc, char **argv) {
     rc.sp.eval_cache = 0;                      /* --eval-cache 0 */
     if (bench("2 eval, no cache", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
     rc.sp.eval_cache = cache;
+    if (edge_window < 0) {
+        rc.sp.edge_window = 0;                 /* --edge-window 0 */
+        if (bench("2 eval, every edge", rc.blocks, rc.channels, &rc, seconds) != 0) return 1;
+        tr_run_config d;
+        tr_run_config_default(&d);
+        rc.sp.edge_window = d.sp.edge_window;
+    }
     rc.sp.eval_threads = 1;
     if (!nn_int8_available()) {
         printf("| %-22s | not run: this CPU lacks " NN_INT8_NEEDS " |\n", "train default, int8");

@@ -48,6 +48,9 @@ static void usage(FILE *f) {
             "  --eval-cache N       slots of the self-play network's cache of answers by position, one\n"
             "                       table for all evaluator threads, each answer kept with the weights\n"
             "                       it came from (default %d; 0 = none; the GPU network keeps none)\n"
+            "  --edge-window N      self-play trees store a node's N best edges, widened on demand\n"
+            "                       through the evaluator threads (default %d; 0 = every edge: a\n"
+            "                       61-ring node has ~1,000, and opens about one child)\n"
             "  --sgd-threads-held N CPU SGD on N OpenMP threads while self-play waits for training (its\n"
             "                       evaluators idle then); else on OpenMP's own (default 0: always those;\n"
             "                       no gain measured on 2 cores: src/train/README.md)\n"
@@ -112,7 +115,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.sp.eval_cache, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
+            d.sp.eval_cache, d.sp.edge_window, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
             d.sp.pass_forced);
 }
 
@@ -149,6 +152,7 @@ static const numeric_option NUMERIC_OPTIONS[] = {
     RUN_INT("--threads", 1, 256, sp.threads),
     RUN_INT("--eval-threads", 1, 64, sp.eval_threads),
     RUN_INT("--eval-cache", 0, MCTS_EVAL_CACHE_MAX, sp.eval_cache),
+    RUN_INT("--edge-window", 0, ZZ_MAX_MOVES, sp.edge_window),
     RUN_INT("--sgd-threads-held", 0, 256, sgd_threads_held),
     RUN_INT("--batch", 1, 65536, batch),
     RUN_INT("--window", 100, 100000000, window),

@@ -66,15 +66,21 @@ typedef struct mcts_puct_worker {
     mcts_ab *ab;                    /* cfg.tactic_prior > 0: the quiescence of tactic.h */
     mcts_evaluator *ev;             /* search_inline's evaluator (sym_visits), else NULL */
     mcts_evaluator *widen_ev;       /* search_inline's evaluator (edge windows: widen), else NULL */
+    bool widen_requests;            /* no evaluator at hand (the stepping API, search_batched's
+                                       workers): a window is widened through a request (D_WIDEN) */
+    uint8_t *slot_widen;            /* [nslots]: WIDEN_NONE (a leaf), or what the slot's request
+                                       widens: WIDEN_WINDOW, WIDEN_ALL */
     zz_move *wmoves;                /* ZZ_MAX_MOVES: a node's moves evaluated again by widen */
     float *wpriors;                 /* ZZ_MAX_MOVES */
     uint64_t widened;               /* evaluations made by widen */
+    uint64_t req_widened, reranked; /* nodes widened by requests; of those, ranked otherwise */
     char sym_err[256];              /* why a node's averaging or widening failed (D_FAILED) */
     uint64_t done, collisions;
     int full, failed;
 } puct_worker;
 
-enum { D_SUBMIT, D_DONE, D_COLLISION, D_FULL, D_FAILED };
+enum { D_SUBMIT, D_DONE, D_COLLISION, D_FULL, D_FAILED, D_WIDEN };
+enum { WIDEN_NONE, WIDEN_WINDOW, WIDEN_ALL };
 
 void mcts_puct_config_default(mcts_puct_config *c) {
     memset(c, 0, sizeof *c);
@@ -196,7 +202,8 @@ static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) 
     w->keys = malloc(2 * (size_t)ZZ_MAX_MOVES * sizeof *w->keys);
     w->wmoves = malloc(ZZ_MAX_MOVES * sizeof *w->wmoves);
     w->wpriors = malloc(ZZ_MAX_MOVES * sizeof *w->wpriors);
-    if (!w->slots || !w->moves || !w->priors || !w->keys || !w->wmoves || !w->wpriors) return -1;
+    w->slot_widen = calloc((size_t)nslots, 1);
+    if (!w->slots || !w->moves || !w->priors || !w->keys || !w->wmoves || !w->wpriors || !w->slot_widen) return -1;
     if (s->cfg.tactic_prior > 0) {
         mcts_ab_config ac;
         mcts_ab_config_default(&ac);
@@ -221,6 +228,7 @@ static void worker_free(puct_worker *w) {
     free(w->keys);
     free(w->wmoves);
     free(w->wpriors);
+    free(w->slot_widen);
     mcts_ab_free(w->ab);
 }
 
@@ -466,13 +474,26 @@ static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, cons
                          size_t errlen);
 static bool windows_on(const puct_worker *w);
 static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all);
+static bool claim_widening(mcts_node *node);
+
+/* The descent at node idx (position pos) becomes a request to evaluate the node again and widen
+ * its window (WIDEN_WINDOW) or give it every edge (WIDEN_ALL), the caller having claimed the
+ * node's widening: the path's visits in flight are taken back (it is no simulation). */
+static int request_widening(puct_worker *w, mcts_request *slot, uint32_t idx, const zz_pos *pos, int kind) {
+    undo_path(&w->s->tree, idx, (uint32_t)w->s->cfg.virtual_loss);
+    fill_request(slot, idx, pos);
+    w->slot_widen[slot - w->slots] = (uint8_t)kind;
+    return D_WIDEN;
+}
 
 /* One descent from the root (see the file comment of tree.h for the protocol): it ends at a leaf
  * whose request is filled for the evaluator (D_SUBMIT), at a finished game backed up (D_DONE), at
- * a node another thread is evaluating (D_COLLISION: the path undone), at a full tree (D_FULL) or
- * at a failed averaging over symmetries (D_FAILED: the path undone, the message in w->sym_err).
- * With sym_visits and an evaluator of its own (w->ev), a node below the root is averaged over
- * symmetries as the descent reaches it with sym_visits visits. */
+ * a node another thread is evaluating (D_COLLISION: the path undone), at a full tree (D_FULL), at
+ * a failed averaging over symmetries or widening (D_FAILED: the path undone, the message in
+ * w->sym_err), or, with w->widen_requests, at a node whose edge window must grow first (D_WIDEN:
+ * the path undone, the slot holds the node's request; a root that kept a window asks for all its
+ * edges before anything else).  With sym_visits and an evaluator of its own (w->ev), a node below
+ * the root is averaged over symmetries as the descent reaches it with sym_visits visits. */
 static int descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
@@ -504,6 +525,13 @@ static int descend(puct_worker *w, mcts_request *slot) {
             mcts_tree_backup(t, idx, node->value, node->to_move, vl);
             return D_DONE;
         }
+        if (idx == t->root && w->widen_requests && windows_on(w) &&
+            atomic_load_explicit(&node->nedges, memory_order_acquire) < node->nmoves &&
+            !atomic_load_explicit(&t->full, memory_order_relaxed)) {   /* a reused root's window */
+            if (claim_widening(node)) return request_widening(w, slot, idx, &pos, WIDEN_ALL);
+            undo_path(t, idx, vl);
+            return D_COLLISION;
+        }
         if (cfg->sym_visits > 0 && w->ev && idx != t->root && !node->sym_averaged &&
             mcts_stats_n(mcts_node_load(node)) >= (uint32_t)cfg->sym_visits &&
             node_symmetry(s, w->ev, node, &pos, w->sym_err, sizeof w->sym_err) != 0) {
@@ -516,7 +544,13 @@ static int descend(puct_worker *w, mcts_request *slot) {
         uint32_t k = atomic_load_explicit(&node->nopen, memory_order_relaxed);
         uint32_t ne = atomic_load_explicit(&node->nedges, memory_order_acquire);
         if (k >= ne && ne < node->nmoves && windows_on(w)) {     /* the window is used up: widen it */
-            if (widen(w, node, &pos, false) < 0) { undo_path(t, idx, vl); return D_FAILED; }
+            if (w->widen_requests) {        /* unless another is at it: then the open children */
+                if (!atomic_load_explicit(&t->full, memory_order_relaxed) && claim_widening(node))
+                    return request_widening(w, slot, idx, &pos, WIDEN_WINDOW);
+            } else if (widen(w, node, &pos, false) < 0) {
+                undo_path(t, idx, vl);
+                return D_FAILED;
+            }
             ne = atomic_load_explicit(&node->nedges, memory_order_acquire);
         }
         bool gumbel_root = idx == t->root && gumbel_active(s), force_open = false;
@@ -645,13 +679,16 @@ static uint32_t write_edges(puct_worker *w, const zz_move *moves, const float *p
     return e;
 }
 
-/* Whether this worker's expansions keep edge windows (puct.h, edge_window): it can evaluate a
- * node again (search_inline), and no option needs a node's whole list or changes its priors by
- * where the root is. */
+/* Whether cfg lets expansions keep edge windows: no option needs a node's whole list or changes
+ * its priors by where the root is. */
+static bool windows_configured(const mcts_puct_config *c) {
+    return c->edge_window > 0 && c->max_children == 0 && !c->solver && c->sym_visits == 0 && c->tactic_prior <= 0;
+}
+
+/* Whether this worker's expansions keep edge windows (puct.h, edge_window): cfg allows them, and
+ * the worker can evaluate a node again (search_inline) or ask for it (widen_requests). */
 static bool windows_on(const puct_worker *w) {
-    const mcts_puct_config *c = &w->s->cfg;
-    return w->widen_ev && c->edge_window > 0 && c->max_children == 0 && !c->solver && c->sym_visits == 0 &&
-           c->tactic_prior <= 0;
+    return (w->widen_ev || w->widen_requests) && windows_configured(&w->s->cfg);
 }
 
 /* Store the evaluated request's moves as edges sorted by prior (the first edge_window of them
@@ -678,60 +715,128 @@ static void expand(puct_worker *w, mcts_request *r) {
     atomic_store_explicit(&node->state, MCTS_EXPANDED, memory_order_release);
 }
 
-/* Widen the expanded node's edge window (its edges are the first nedges of its nmoves sorted
- * moves) to four times as many edges, or to all of them with `all`: its position is evaluated
- * again with the worker's evaluator (which answers a position the same way each time), sorted as
- * expand did, and the new edges, which begin with the old ones, replace them (edges, then nedges
- * with release: a reader of nedges finds edges at least that long).  One thread at a time: one
- * that finds another widening goes on without.  1 widened, 0 not (another thread is at it, or
- * the arena is full: t->full), -1 with the evaluator's message in w->sym_err, or when the
- * evaluator ranked the node's moves otherwise this time (the old edges, on which children may sit,
- * would not be a prefix of the new ones: refused rather than a tree with two children of a move). */
-static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all) {
-    mcts_tree *t = &w->s->tree;
+static bool claim_widening(mcts_node *node) {
     uint8_t idle = 0;
-    if (!atomic_compare_exchange_strong(&node->widening, &idle, 1)) return 0;
+    return atomic_compare_exchange_strong(&node->widening, &idle, 1);
+}
+
+static void release_widening(mcts_node *node) { atomic_store_explicit(&node->widening, 0, memory_order_release); }
+
+/* w->keys[0..n) (the new order of a widened node's moves) rearranged so that the moves of the
+ * node's `have` old edges come first, in their order, and the others follow in the new order.
+ * false when an old move is not among moves[] (it always is: the same position's moves). */
+static bool old_edges_first(puct_worker *w, const zz_move *moves, int n, const mcts_edge *old, uint32_t have) {
+    uint64_t *keys = w->keys, *old_at = w->keys + ZZ_MAX_MOVES;   /* old_at[j]: 1 + j's old edge, or 0 */
+    memset(old_at, 0, (size_t)n * sizeof *old_at);
+    for (uint32_t i = 0; i < have; i++) {
+        int j = 0;
+        while (j < n && moves[j] != old[i].move) j++;
+        if (j == n) return false;
+        old_at[j] = i + 1;
+    }
+    int to = n;                                       /* the others, in order, to the end */
+    for (int i = n - 1; i >= 0; i--)
+        if (!old_at[keys[i] & 0xFFFF]) keys[--to] = keys[i];
+    for (int j = 0; j < n; j++)
+        if (old_at[j]) keys[old_at[j] - 1] = (uint64_t)j;
+    return true;
+}
+
+/* Widen the expanded node's edge window (its edges are the first nedges of its nmoves sorted
+ * moves) to four times as many edges, or to all of them with `all`, from its position's moves and
+ * priors evaluated again (n of them): sorted as expand did, the new edges, which begin with the
+ * old ones, replace them (edges, then nedges with release: a reader of nedges finds edges at
+ * least that long).  The old edges, on which children may sit, must be a prefix of the new
+ * order: when the evaluator ranked the moves otherwise this time, `merge` keeps the old edges
+ * first and the rest in the new order (counted in w->reranked), else the widening is refused
+ * rather than a tree with two children of a move.  The caller holds the node's widening.  1
+ * widened, 0 not (nothing to widen, or the arena is full: t->full), -1 with a message in
+ * w->sym_err. */
+static int widen_with(puct_worker *w, mcts_node *node, const zz_pos *pos, const zz_move *moves, float *priors,
+                      int n, bool all, bool merge) {
+    mcts_tree *t = &w->s->tree;
     uint32_t have = atomic_load_explicit(&node->nedges, memory_order_acquire);
-    int n = (int)node->nmoves, rc = 0;
-    if (have > 0 && have < (uint32_t)n) {
+    if (have == 0 || have >= node->nmoves) return 0;
+    if (n != (int)node->nmoves) {
+        snprintf(w->sym_err, sizeof w->sym_err, "widening a node: %d legal moves, %u when expanded", n, node->nmoves);
+        return -1;
+    }
+    sort_moves(w, pos, moves, priors, n, false);
+    const mcts_edge *old = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire));
+    bool same = true;
+    for (uint32_t i = 0; i < have && same; i++) same = moves[w->keys[i] & 0xFFFF] == old[i].move;
+    if (!same && !merge) {
+        snprintf(w->sym_err, sizeof w->sym_err, "widening a node: the evaluator ranked its moves otherwise "
+                 "the second time (edge windows need an evaluator that answers a position alike each time; edges=0)");
+        return -1;
+    }
+    if (!same && !old_edges_first(w, moves, n, old, have)) {
+        snprintf(w->sym_err, sizeof w->sym_err, "widening a node: a move of its edges is not among its moves");
+        return -1;
+    }
+    int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
+    uint32_t e = write_edges(w, moves, priors, keep, n);
+    if (!e) {
+        atomic_store_explicit(&t->full, 1, memory_order_relaxed);
+        return 0;
+    }
+    if (!same) {                                      /* the old edges unchanged, bit for bit */
+        memcpy(mcts_tree_edges(t, e), old, have * sizeof *old);
+        w->reranked++;
+    }
+    atomic_store_explicit(&node->edges, e, memory_order_release);
+    atomic_store_explicit(&node->nedges, (uint32_t)keep, memory_order_release);
+    return 1;
+}
+
+/* Widen the node's window now, its position evaluated again by the worker's evaluator (which
+ * answers a position the same way each time: no merging).  One thread at a time: one that finds
+ * another widening goes on without (0).  widen_with's results otherwise. */
+static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all) {
+    if (!claim_widening(node)) return 0;
+    int rc = 0;
+    uint32_t have = atomic_load_explicit(&node->nedges, memory_order_acquire);
+    if (have > 0 && have < node->nmoves) {
         mcts_eval_item it = { .pos = pos, .moves = w->wmoves, .nmoves = zz_gen_moves(pos, w->wmoves), .priors = w->wpriors };
-        if (it.nmoves != n) {
-            snprintf(w->sym_err, sizeof w->sym_err, "widening a node: %d legal moves, %d when expanded", it.nmoves, n);
-            rc = -1;
-        } else if (mcts_evaluate(w->widen_ev, &it, 1, w->sym_err, sizeof w->sym_err) != 0) {
-            rc = -1;
-        } else {
+        rc = mcts_evaluate(w->widen_ev, &it, 1, w->sym_err, sizeof w->sym_err);
+        if (rc == 0) {
             w->widened++;
-            sort_moves(w, pos, w->wmoves, w->wpriors, n, false);
-            const mcts_edge *old = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire));
-            bool same = true;                   /* children sit on the old edges: they must stay a prefix */
-            for (uint32_t i = 0; i < have && same; i++) same = w->wmoves[w->keys[i] & 0xFFFF] == old[i].move;
-            int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
-            uint32_t e = same ? write_edges(w, w->wmoves, w->wpriors, keep, n) : 0;
-            if (!same) {
-                snprintf(w->sym_err, sizeof w->sym_err, "widening a node: the evaluator ranked its moves otherwise "
-                         "the second time (edge windows need an evaluator that answers a position alike each time; edges=0)");
-                rc = -1;
-            } else if (!e) {
-                atomic_store_explicit(&t->full, 1, memory_order_relaxed);
-            } else {
-                atomic_store_explicit(&node->edges, e, memory_order_release);
-                atomic_store_explicit(&node->nedges, (uint32_t)keep, memory_order_release);
-                rc = 1;
-            }
+            rc = widen_with(w, node, pos, w->wmoves, w->wpriors, it.nmoves, all, false);
         }
     }
-    atomic_store_explicit(&node->widening, 0, memory_order_release);
+    release_widening(node);
     return rc;
 }
 
-/* Expand and back up an evaluated request. */
-static void complete(puct_worker *w, mcts_request *r) {
+/* Finish a widening request (D_WIDEN): widen with its evaluation, merging a new ranking (the
+ * weights may have changed since the node's expansion).  A failure (impossible with the node's
+ * own position: its moves are those it was expanded with) marks the tree full, so that no descent
+ * asks again and the search ends with what it has. */
+static void finish_widening(puct_worker *w, mcts_request *r) {
     mcts_tree *t = &w->s->tree;
-    expand(w, r);
     mcts_node *node = mcts_tree_node(t, r->node);
-    mcts_tree_backup(t, r->node, r->item.value, node->to_move, (uint32_t)w->s->cfg.virtual_loss);
+    int rc = widen_with(w, node, &r->pos, r->item.moves, r->item.priors, r->item.nmoves,
+                        w->slot_widen[r - w->slots] == WIDEN_ALL, true);
+    if (rc < 0) atomic_store_explicit(&t->full, 1, memory_order_relaxed);
+    w->req_widened += rc > 0;
+    release_widening(node);
+}
+
+/* Expand and back up an evaluated leaf, or widen the node of a widening request.  Returns
+ * whether it was a simulation (a leaf). */
+static bool complete(puct_worker *w, mcts_request *r) {
+    mcts_tree *t = &w->s->tree;
+    bool leaf = w->slot_widen[r - w->slots] == WIDEN_NONE;
+    if (leaf) {
+        expand(w, r);
+        mcts_node *node = mcts_tree_node(t, r->node);
+        mcts_tree_backup(t, r->node, r->item.value, node->to_move, (uint32_t)w->s->cfg.virtual_loss);
+    } else {
+        finish_widening(w, r);
+        w->slot_widen[r - w->slots] = WIDEN_NONE;
+    }
     atomic_store_explicit(&r->state, MCTS_REQ_FREE, memory_order_relaxed);
+    return leaf;
 }
 
 /* ---- the stepping API (puct.h) ------------------------------------------------------------ */
@@ -739,6 +844,7 @@ mcts_puct_worker *mcts_puct_worker_new(mcts_puct *s, int slots, uint64_t seed) {
     puct_worker *w = malloc(sizeof *w);
     if (!w) return NULL;
     if (worker_init(w, s, slots > 0 ? slots : 1, seed) != 0) { worker_free(w); free(w); return NULL; }
+    w->widen_requests = true;
     return w;
 }
 
@@ -763,6 +869,10 @@ int mcts_puct_step(mcts_puct_worker *w, mcts_request **req) {
         atomic_store_explicit(&r->state, MCTS_REQ_QUEUED, memory_order_relaxed);   /* in use */
         *req = r;
         return MCTS_STEP_SUBMIT;
+    case D_WIDEN:
+        atomic_store_explicit(&r->state, MCTS_REQ_QUEUED, memory_order_relaxed);
+        *req = r;
+        return MCTS_STEP_WIDEN;
     case D_DONE: return MCTS_STEP_DONE;
     case D_FULL: return MCTS_STEP_FULL;
     default: return MCTS_STEP_COLLISION;
@@ -772,8 +882,24 @@ int mcts_puct_step(mcts_puct_worker *w, mcts_request **req) {
 void mcts_puct_finish(mcts_puct_worker *w, mcts_request *req) { complete(w, req); }
 
 void mcts_puct_abandon(mcts_puct_worker *w, mcts_request *req) {
-    undo_path(&w->s->tree, req->node, (uint32_t)w->s->cfg.virtual_loss);
+    uint8_t *kind = &w->slot_widen[req - w->slots];
+    if (*kind == WIDEN_NONE) undo_path(&w->s->tree, req->node, (uint32_t)w->s->cfg.virtual_loss);
+    else release_widening(mcts_tree_node(&w->s->tree, req->node));   /* its path was undone at the step */
+    *kind = WIDEN_NONE;
     atomic_store_explicit(&req->state, MCTS_REQ_FREE, memory_order_relaxed);
+}
+
+bool mcts_puct_root_ready(const mcts_puct *s) {
+    const mcts_tree *t = &s->tree;
+    const mcts_node *root = mcts_tree_root(t);
+    if (atomic_load_explicit(&((mcts_node *)root)->state, memory_order_acquire) != MCTS_EXPANDED) return false;
+    bool windows = windows_configured(&s->cfg);
+    uint32_t ne = atomic_load_explicit(&((mcts_node *)root)->nedges, memory_order_acquire);
+    return !windows || ne == 0 || ne >= root->nmoves || atomic_load_explicit(&((mcts_tree *)t)->full, memory_order_relaxed);
+}
+
+mcts_puct_worker_stats mcts_puct_worker_get_stats(const mcts_puct_worker *w) {
+    return (mcts_puct_worker_stats){ w->req_widened, w->reranked };
 }
 
 /* ---- root noise ----------------------------------------------------------------------------- */
@@ -955,11 +1081,12 @@ static void *worker_main(void *arg) {
             mcts_request *r = &w->slots[i];
             int st = mcts_request_state(r);
             if (st == MCTS_REQ_DONE) {
-                complete(w, r);
-                w->done++;
+                if (complete(w, r)) {
+                    w->done++;
+                    past_deadline(s, w->done);
+                }
                 waiting--;
                 progress = true;
-                past_deadline(s, w->done);
             } else if (st == MCTS_REQ_FAILED) {
                 mcts_puct_abandon(w, r);     /* the node stays PENDING: the tree is reset after */
                 waiting--;
@@ -974,10 +1101,10 @@ static void *worker_main(void *arg) {
                 while (mcts_request_state(&w->slots[free_slot]) != MCTS_REQ_FREE) free_slot++;
                 mcts_request *r = &w->slots[free_slot];
                 int d = descend(w, r);
-                if (d == D_SUBMIT) {
+                if (d == D_SUBMIT || d == D_WIDEN) {
                     while (!mcts_batcher_submit(&s->batcher, r)) sched_yield();   /* never full */
                     waiting++;
-                    ticket = false;
+                    ticket = d == D_WIDEN;    /* a widening is no simulation: the ticket waits */
                     progress = true;
                 } else if (d == D_DONE) {
                     w->done++;
@@ -1030,7 +1157,10 @@ static int search_batched(mcts_puct *s, search_counts *k, char *err, size_t errl
     puct_worker *ws = calloc((size_t)nt, sizeof *ws);
     pthread_t *th = calloc((size_t)nt, sizeof *th);
     int ok = ws && th;
-    for (int i = 0; ok && i < nt; i++) ok = worker_init(&ws[i], s, s->cfg.inflight, s->rng + (uint64_t)i + 1) == 0;
+    for (int i = 0; ok && i < nt; i++) {
+        ok = worker_init(&ws[i], s, s->cfg.inflight, s->rng + (uint64_t)i + 1) == 0;
+        ws[i].widen_requests = true;      /* no evaluator at hand: windows widen through the batcher */
+    }
     s->batcher.evals = s->batcher.batches = 0;
     atomic_store(&s->batcher.failed, 0);
     atomic_store(&s->running, nt);

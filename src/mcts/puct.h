@@ -61,8 +61,10 @@ typedef struct mcts_puct_config {
                                   widen), and a root gets all its edges before a search: the same
                                   search as with every edge stored, for a fraction of the memory
                                   (on 61 rings a node has ~1,000 moves and opens about one).  0 =
-                                  every edge.  Not in the stepping API (self-play), nor with
-                                  max_children, solver, sym_visits or tactic_prior */
+                                  every edge.  Where the searching thread has no evaluator at hand
+                                  (the stepping API, the batcher's workers) the widening is a
+                                  request of its own (MCTS_STEP_WIDEN).  Not with max_children,
+                                  solver, sym_visits or tactic_prior */
     double prior_temp;         /* expansion stores priors ∝ p^(1/prior_temp) (1 = the network's;
                                   > 1 flattens them, so low-prior replies get looked at) */
     double force_prior;        /* expansion multiplies the prior of a placement that forces the
@@ -154,24 +156,42 @@ typedef struct mcts_think {
  * per-thread scratch (request slots with move/prior buffers, sort keys, a node cache) for one
  * tree: use it from one thread at a time; several workers may step the same tree at once.
  * Reset or advance a tree only when none of its requests is in flight.  The caller counts the
- * simulations (root visits: mcts_stats_n of the root) and applies the root noise after the root's
- * own request is finished. */
+ * simulations (root visits: mcts_stats_n of the root) and applies the root noise once
+ * mcts_puct_root_ready says the root is expanded with all its edges.
+ *
+ * Edge windows (cfg.edge_window): a node whose window is used up, and a root that kept a window
+ * (tree reuse), are evaluated again through a request of their own (MCTS_STEP_WIDEN), which
+ * finishing widens (no simulation, no backup); meanwhile other descents choose among the node's
+ * open children.  The weights may change between a node's expansion and its widening (training
+ * publishes new ones): then the old edges, on which children sit, stay first and the rest follow
+ * in the new ranking with the new evaluation's priors (counted: mcts_puct_worker_get_stats). */
 typedef struct mcts_puct_worker mcts_puct_worker;
-enum { MCTS_STEP_SUBMIT, MCTS_STEP_DONE, MCTS_STEP_COLLISION, MCTS_STEP_FULL, MCTS_STEP_BUSY };
+enum { MCTS_STEP_SUBMIT, MCTS_STEP_DONE, MCTS_STEP_COLLISION, MCTS_STEP_FULL, MCTS_STEP_BUSY, MCTS_STEP_WIDEN };
 
 /* A worker for s with `slots` request slots; NULL on out-of-memory. */
 mcts_puct_worker *mcts_puct_worker_new(mcts_puct *s, int slots, uint64_t seed);
 void mcts_puct_worker_free(mcts_puct_worker *w);
 /* Start one simulation.  SUBMIT: *req holds a leaf to evaluate (submit it to a batcher, or
- * evaluate it and mark it MCTS_REQ_DONE yourself), then mcts_puct_finish it; DONE: a terminal
- * result was backed up; COLLISION: the path met a leaf still being evaluated (nothing counted:
- * retry later); FULL: the tree is out of memory; BUSY: every slot is in flight. */
+ * evaluate it and mark it MCTS_REQ_DONE yourself), then mcts_puct_finish it; WIDEN: *req holds a
+ * node to evaluate again, submitted and finished the same way, but no simulation (count none:
+ * the next step descends again); DONE: a terminal result was backed up; COLLISION: the path met a
+ * leaf still being evaluated (nothing counted: retry later); FULL: the tree is out of memory;
+ * BUSY: every slot is in flight. */
 int mcts_puct_step(mcts_puct_worker *w, mcts_request **req);
-/* Expand and back up an evaluated request (state MCTS_REQ_DONE); its slot is free again. */
+/* Finish an evaluated request (state MCTS_REQ_DONE): expand and back up a leaf, or widen a node;
+ * its slot is free again. */
 void mcts_puct_finish(mcts_puct_worker *w, mcts_request *req);
-/* Give up a request (e.g. MCTS_REQ_FAILED): its visits in flight are taken back; its node stays
- * PENDING, so reset the tree before searching it again. */
+/* Give up a request (e.g. MCTS_REQ_FAILED): its visits in flight are taken back; a leaf's node
+ * stays PENDING, so reset the tree before searching it again. */
 void mcts_puct_abandon(mcts_puct_worker *w, mcts_request *req);
+/* Whether the root is expanded with every edge that root-wide steps read (noise, the Gumbel
+ * root): false while it awaits its evaluation, is terminal, or keeps the window it had as a child
+ * (tree reuse) until a MCTS_STEP_WIDEN request widens it. */
+bool mcts_puct_root_ready(const mcts_puct *s);
+/* A stepping worker's widenings: nodes widened by its requests, and of those, how many the
+ * evaluator ranked otherwise than at their expansion (the old edges kept first). */
+typedef struct { uint64_t widened, reranked; } mcts_puct_worker_stats;
+mcts_puct_worker_stats mcts_puct_worker_get_stats(const mcts_puct_worker *w);
 /* Mix Dirichlet noise into the (expanded) root's priors, once per root. */
 void mcts_puct_root_noise(mcts_puct *s);
 

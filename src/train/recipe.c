@@ -15,7 +15,7 @@ static const struct { const char *name; bool value; } not_recipe[] = {
     { "--mpi", false },         { "--threads", true },        { "--eval-threads", true },
     { "--games-in-flight", true }, { "--selfplay-precision", true }, { "--init", true },
     { "--pretrain", true },     { "--pretrain-games", true }, { "--sgd-threads-held", true },
-    { "--eval-cache", true },
+    { "--eval-cache", true },     { "--edge-window", true },
 };
 
 /* -1: a recipe argument; else how many arguments (the option and its value) to leave out. */

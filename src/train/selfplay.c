@@ -19,6 +19,7 @@ void tr_selfplay_config_default(tr_selfplay_config *c) {
     c->threads = 1;
     c->eval_threads = 1;
     c->eval_cache = 65536;     /* ×1.21 self-play positions/s on 37 rings (src/train/README.md) */
+    c->edge_window = 32;       /* puct.h's default */
     c->slots = 4;
     c->max_batch = 256;
     c->sims_full = 64;
@@ -77,7 +78,7 @@ typedef struct {
     int *visits;
     mcts_ab *ab;                    /* the alpha-beta opponent's searcher (ab_share > 0), else NULL */
     /* counters (relaxed atomics, read by tr_selfplay_stats_get) */
-    _Atomic long long submitted, finished, abandoned, terminal, collisions, moves_played;
+    _Atomic long long submitted, finished, abandoned, terminal, collisions, moves_played, widenings;
 } __attribute__((aligned(64))) sp_worker;
 
 struct tr_selfplay {
@@ -332,26 +333,29 @@ static bool service(tr_selfplay *sp, sp_worker *wk, sp_game *g, bool stopping, b
     }
     const mcts_node *root = mcts_tree_root(mcts_puct_tree(g->s));
     int rs = atomic_load_explicit(&((mcts_node *)root)->state, memory_order_acquire);
-    if (rs != MCTS_EXPANDED && rs != MCTS_TERMINAL && g->ninflight > 0) return progress;   /* root pending */
-    if (g->noise_pending && rs == MCTS_EXPANDED && g->ninflight == 0) {
+    bool ready = mcts_puct_root_ready(g->s);             /* expanded, with every edge */
+    bool root_waits = rs != MCTS_TERMINAL && !ready;     /* for its evaluation or its widening */
+    if (root_waits && g->ninflight > 0) return progress;
+    if (g->noise_pending && ready && g->ninflight == 0) {
         mcts_puct_root_noise(g->s);
         g->noise_pending = 0;
     }
-    if (g->gumbel_pending && rs == MCTS_EXPANDED && g->ninflight == 0) {
+    if (g->gumbel_pending && ready && g->ninflight == 0) {
         mcts_puct_gumbel_root(g->s, g->target > g->started ? (uint64_t)(g->target - g->started) : 1);
         g->gumbel_pending = 0;
     }
     while (g->started < g->target && g->ninflight < sp->cfg.slots) {
-        if ((g->noise_pending || g->gumbel_pending) && rs == MCTS_EXPANDED) break;
+        if ((g->noise_pending || g->gumbel_pending) && ready) break;
         mcts_request *req = NULL;
         int rc = mcts_puct_step(g->w, &req);
-        if (rc == MCTS_STEP_SUBMIT) {
+        if (rc == MCTS_STEP_SUBMIT || rc == MCTS_STEP_WIDEN) {
             while (!mcts_batcher_submit(&sp->batcher, req)) sched_yield();   /* sized: never full */
             g->inflight[g->ninflight++] = req;
-            g->started++;
+            if (rc == MCTS_STEP_SUBMIT) g->started++;      /* a widening is no simulation */
+            else atomic_fetch_add_explicit(&wk->widenings, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&wk->submitted, 1, memory_order_relaxed);
             progress = true;
-            if (rs != MCTS_EXPANDED && rs != MCTS_TERMINAL) break;   /* the root itself: wait for it */
+            if (root_waits) break;                          /* the root itself: wait for it */
         } else if (rc == MCTS_STEP_DONE) {
             g->started++;
             atomic_fetch_add_explicit(&wk->terminal, 1, memory_order_relaxed);
@@ -550,6 +554,7 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     pc.pass_forced = cfg->pass_forced;
     pc.force_prior = cfg->force_prior;
     pc.tactic_prior = cfg->tactic_prior;
+    pc.edge_window = cfg->edge_window;
     pc.max_nodes = cfg->max_nodes;
     pc.max_edges = cfg->max_edges ? cfg->max_edges : tr_selfplay_edge_cap(cfg->games_in_flight);
     for (int i = 0; i < sp->ngames; i++) {
@@ -629,7 +634,7 @@ void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st) {
     pthread_mutex_lock(&sp->mu);
     *st = sp->st;
     pthread_mutex_unlock(&sp->mu);
-    st->submitted = st->finished = st->abandoned = st->terminal = st->collisions = st->moves = 0;
+    st->submitted = st->finished = st->abandoned = st->terminal = st->collisions = st->moves = st->widenings = 0;
     for (int t = 0; t < sp->cfg.threads; t++) {
         sp_worker *wk = &sp->workers[t];
         st->submitted += atomic_load_explicit(&wk->submitted, memory_order_relaxed);
@@ -638,6 +643,7 @@ void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st) {
         st->terminal += atomic_load_explicit(&wk->terminal, memory_order_relaxed);
         st->collisions += atomic_load_explicit(&wk->collisions, memory_order_relaxed);
         st->moves += atomic_load_explicit(&wk->moves_played, memory_order_relaxed);
+        st->widenings += atomic_load_explicit(&wk->widenings, memory_order_relaxed);
     }
     /* plain counters of the evaluator threads: read only once they have stopped */
     st->evals = st->batches = sp->eval_started ? -1 : 0;

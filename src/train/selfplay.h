@@ -86,15 +86,18 @@ typedef struct {
     int eval_cache;            /* slots of the CPU network's cache of answers by position, one table
                                   for all evaluator threads (tr_live_eval_set_cache; 0: none;
                                   default 65,536: 62 MiB on 37 rings, 98 on 61) */
+    int edge_window;           /* the searches' edge windows (mcts_puct_config.edge_window: a node
+                                  below the root stores its best N edges, widened on demand by a
+                                  request through the evaluator threads; default 32; 0: every edge) */
     uint64_t seed;
 } tr_selfplay_config;
 
 void tr_selfplay_config_default(tr_selfplay_config *c);
 /* Edges a game's tree may store when max_edges is 0: 2^30 (8 GiB) shared by the games in flight,
- * at least 2^21 and at most 2^23 a game.  Every expanded node stores an edge for each legal move
- * (about 4,000 in the 61-ring opening, where an 800-simulation search needs ~3.4 million: with
- * 2^21 a third of its visits went to nodes left without edges, src/train/README.md); a tree
- * touches only what it stores. */
+ * at least 2^21 and at most 2^23 a game.  Without edge windows (edge_window 0) every expanded node
+ * stores an edge for each legal move (about 4,000 in the 61-ring opening, where an 800-simulation
+ * search needs ~3.4 million: with 2^21 a third of its visits went to nodes left without edges,
+ * src/train/README.md); a tree touches only what it stores. */
 uint32_t tr_selfplay_edge_cap(int games_in_flight);
 
 /* A finished game: its samples (every searched decision; full ones are policy targets). */
@@ -116,7 +119,9 @@ typedef struct {
     long long resigned, calib_games, calib_would_resign, false_resign;
     long long draws, wins[2];
     long long ab_games, ab_wins, ab_draws;   /* games against the alpha-beta opponent; the network's wins, draws */
-    long long submitted, finished, abandoned, terminal;   /* simulations */
+    long long submitted, finished, abandoned;   /* requests: a leaf each, or a node's widening */
+    long long terminal;        /* simulations that ended in a finished game (no request) */
+    long long widenings;       /* requests that widened a node's edge window (puct.h) */
     long long collisions, evals, batches;
     double plies_sum;
 } tr_selfplay_stats;
