@@ -638,10 +638,48 @@ static void boost_forcing(const mcts_puct *s, const zz_pos *pos, const zz_move *
     }
 }
 
-/* w->keys[0..n): the moves in the order their edges take (prior descending; ties in a random
- * order fixed by the position and the seed), after force_prior's and (with `tactic`) the tactic
- * floor's raises of priors[] (in place).  The same moves and priors give the same order. */
-static void sort_moves(puct_worker *w, const zz_pos *pos, const zz_move *moves, float *priors, int n, bool tactic) {
+/* Insertion sort of n keys ascending (the whole key: bits 16..63, then the index, which is the
+ * order radix_sort's stable passes leave equal digits in). */
+static void insertion_sort(uint64_t *a, int n) {
+    for (int i = 1; i < n; i++) {
+        uint64_t x = a[i];
+        int j = i;
+        for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+static int cmp_key(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The k smallest of the n distinct keys a[0..n) moved to a[0..k), in no order (Hoare's
+ * quickselect, median-of-three pivots; 0 < k < n). */
+static void select_smallest(uint64_t *a, int n, int k) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        uint64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) { uint64_t t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+        }
+        if (k - 1 <= j) hi = j;                         /* a[lo..j] ≤ pivot ≤ a[i..hi] */
+        else if (k - 1 >= i) lo = i;
+        else return;                                    /* a[k-1] is the pivot, in place */
+    }
+}
+
+/* w->keys[0..first): the first `first` moves in the order their edges take (prior descending;
+ * ties in a random order fixed by the position and the seed), w->keys[first..n) the others in no
+ * order, after force_prior's and (with `tactic`) the tactic floor's raises of priors[] (in place).
+ * The same moves and priors give the same order; an expansion that stores a window of 32 edges
+ * orders 32 keys rather than all (on 37 rings a sort of all took 9 % of self-play's time). */
+static void sort_moves(puct_worker *w, const zz_pos *pos, const zz_move *moves, float *priors, int n, bool tactic,
+                       int first) {
     mcts_puct *s = w->s;
     uint32_t salt = (uint32_t)(zz_hash(pos) ^ s->cfg.seed);
     uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
@@ -652,27 +690,39 @@ static void sort_moves(puct_worker *w, const zz_pos *pos, const zz_move *moves, 
         if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */
         keys[i] = (uint64_t)(~float_bits(p)) << 32 | (uint64_t)(mix32((uint32_t)moves[i] ^ salt) & 0xFFFF0000u) | (uint64_t)i;
     }
-    radix_sort(keys, tmp, n);
+    if (first >= n) radix_sort(keys, tmp, n);           /* stable: equal digits stay in index order */
+    else {
+        select_smallest(keys, n, first);                /* no longer in index order: whole keys */
+        if (first <= 64) insertion_sort(keys, first);
+        else qsort(keys, (size_t)first, sizeof *keys, cmp_key);
+    }
 }
 
-/* Edges for the first `keep` moves of w->keys' order, their priors tempered (p^(1/T)) and
- * normalised over the first `norm` (≥ keep: all the moves, so that a window's priors are the
- * whole list's; or keep, when max_children drops the rest).  The first edge, 0 when the arena is
- * full. */
-static uint32_t write_edges(puct_worker *w, const zz_move *moves, const float *priors, int keep, int norm) {
+/* A prior as an edge stores it before normalisation: tempered (p^(1/T)), never negative. */
+static float tempered(float p, float inv_temp) {
+    if (!(p >= 0)) return 0;
+    return inv_temp != 1.0f && p > 0 ? powf(p, inv_temp) : p;
+}
+
+/* Edges for the first `keep` moves of w->keys' order (sort_moves ordered at least those), their
+ * priors tempered and normalised over the first `norm` of that order (norm == keep, when
+ * max_children drops the rest) or over all n moves (norm == n, summed in the moves' order: a
+ * window's priors are then the whole list's).  The first edge, 0 when the arena is full. */
+static uint32_t write_edges(puct_worker *w, const zz_move *moves, const float *priors, int keep, int norm, int n) {
     mcts_tree *t = &w->s->tree;
     uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
     if (!e) return 0;
     mcts_edge *edges = mcts_tree_edges(t, e);
     float inv_temp = (float)(1.0 / w->s->cfg.prior_temp);
     double sum = 0;
-    for (int i = 0; i < norm; i++) {                    /* unnormalised, tempered: p^(1/T) */
+    for (int i = 0; i < keep; i++) {
         int j = (int)(w->keys[i] & 0xFFFF);
-        float p = priors[j] >= 0 ? priors[j] : 0;
-        if (inv_temp != 1.0f && p > 0) p = powf(p, inv_temp);
-        if (i < keep) edges[i] = (mcts_edge){ moves[j], p };
-        sum += p;
+        edges[i] = (mcts_edge){ moves[j], tempered(priors[j], inv_temp) };
     }
+    if (norm < n)
+        for (int i = 0; i < norm; i++) sum += edges[i].prior;
+    else
+        for (int j = 0; j < n; j++) sum += tempered(priors[j], inv_temp);
     double scale = sum > 0 ? 1.0 / sum : 0;
     for (int i = 0; i < keep; i++)
         edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)norm;
@@ -698,11 +748,11 @@ static void expand(puct_worker *w, mcts_request *r) {
     mcts_tree *t = &s->tree;
     mcts_node *node = mcts_tree_node(t, r->node);
     int n = r->item.nmoves;
-    sort_moves(w, &r->pos, r->item.moves, r->item.priors, n,
-               w->ab && r->pos.ply - t->root_pos.ply <= s->cfg.tactic_depth);
     int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n, norm = keep;
     if (keep > s->cfg.edge_window && r->node != t->root && windows_on(w)) keep = s->cfg.edge_window;
-    uint32_t e = write_edges(w, r->item.moves, r->item.priors, keep, norm);
+    sort_moves(w, &r->pos, r->item.moves, r->item.priors, n,
+               w->ab && r->pos.ply - t->root_pos.ply <= s->cfg.tactic_depth, keep);
+    uint32_t e = write_edges(w, r->item.moves, r->item.priors, keep, norm, n);
     node->nmoves = (uint32_t)n;
     node->value = r->item.value;
     if (e) {
@@ -722,9 +772,10 @@ static bool claim_widening(mcts_node *node) {
 
 static void release_widening(mcts_node *node) { atomic_store_explicit(&node->widening, 0, memory_order_release); }
 
-/* w->keys[0..n) (the new order of a widened node's moves) rearranged so that the moves of the
- * node's `have` old edges come first, in their order, and the others follow in the new order.
- * false when an old move is not among moves[] (it always is: the same position's moves). */
+/* w->keys[0..n) (a widened node's moves, the first keep > have in the new order) rearranged so
+ * that the moves of the node's `have` old edges come first, in their order, and the others follow
+ * in the new order up to keep (the keep ordered keys hold at least keep - have others).  false
+ * when an old move is not among moves[] (it always is: the same position's moves). */
 static bool old_edges_first(puct_worker *w, const zz_move *moves, int n, const mcts_edge *old, uint32_t have) {
     uint64_t *keys = w->keys, *old_at = w->keys + ZZ_MAX_MOVES;   /* old_at[j]: 1 + j's old edge, or 0 */
     memset(old_at, 0, (size_t)n * sizeof *old_at);
@@ -761,7 +812,8 @@ static int widen_with(puct_worker *w, mcts_node *node, const zz_pos *pos, const 
         snprintf(w->sym_err, sizeof w->sym_err, "widening a node: %d legal moves, %u when expanded", n, node->nmoves);
         return -1;
     }
-    sort_moves(w, pos, moves, priors, n, false);
+    int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
+    sort_moves(w, pos, moves, priors, n, false, keep);
     const mcts_edge *old = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire));
     bool same = true;
     for (uint32_t i = 0; i < have && same; i++) same = moves[w->keys[i] & 0xFFFF] == old[i].move;
@@ -774,8 +826,7 @@ static int widen_with(puct_worker *w, mcts_node *node, const zz_pos *pos, const 
         snprintf(w->sym_err, sizeof w->sym_err, "widening a node: a move of its edges is not among its moves");
         return -1;
     }
-    int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
-    uint32_t e = write_edges(w, moves, priors, keep, n);
+    uint32_t e = write_edges(w, moves, priors, keep, n, n);
     if (!e) {
         atomic_store_explicit(&t->full, 1, memory_order_relaxed);
         return 0;
