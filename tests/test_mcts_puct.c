@@ -575,6 +575,16 @@ static uint64_t search_edges(mcts_puct *s) {
     return mcts_arena_used(&t->edges[t->cur]);
 }
 
+/* s[0] with every edge stored, s[1] with windows of 2 edges: otherwise the default search. */
+static void make_window_pair(mcts_evaluator *ev, mcts_puct *s[2]) {
+    for (int w = 0; w < 2; w++) {
+        mcts_puct_config c;
+        mcts_puct_config_default(&c);
+        c.edge_window = w ? 2 : 0;
+        s[w] = make(&c, ev);
+    }
+}
+
 START_TEST(puct_edge_windows_same_search) {
     static const char *nets[] = { "weights/zertz37.ckpt", "weights/zertz48.ckpt", "weights/zertz61.ckpt" };
     for (int b = 0; b < 3; b++) {
@@ -582,12 +592,7 @@ START_TEST(puct_edge_windows_same_search) {
         mcts_evaluator *ev = mcts_eval_nn_new(nets[b], err, sizeof err);
         ck_assert_msg(ev, "%s", err);
         mcts_puct *s[2];
-        for (int w = 0; w < 2; w++) {
-            mcts_puct_config c;
-            mcts_puct_config_default(&c);
-            c.edge_window = w ? 2 : 0;
-            s[w] = make(&c, ev);
-        }
+        make_window_pair(ev, s);
         zz_pos p;
         zz_pos_init(&p, (zz_board_kind)b);
         uint64_t rng = 77 + (uint64_t)b;
@@ -983,13 +988,8 @@ START_TEST(puct_stepping_edge_windows_same_search) {
         ck_assert_msg(ev, "%s", err);
         mcts_puct *s[2];
         mcts_puct_worker *w[2];
-        for (int k = 0; k < 2; k++) {
-            mcts_puct_config c;
-            mcts_puct_config_default(&c);
-            c.edge_window = k ? 2 : 0;
-            s[k] = make(&c, ev);
-            ck_assert_ptr_nonnull(w[k] = mcts_puct_worker_new(s[k], 1, 9));
-        }
+        make_window_pair(ev, s);
+        for (int k = 0; k < 2; k++) ck_assert_ptr_nonnull(w[k] = mcts_puct_worker_new(s[k], 1, 9));
         zz_pos p;
         zz_pos_init(&p, boards[b]);
         uint64_t rng = 61 + (uint64_t)b;
