@@ -21,19 +21,16 @@ static inline const uint8_t *nn_int8_tap_row(const uint8_t *xq, const nn_geom *g
     return j < 0 ? nn_int8_zero_row : xq + ((size_t)n * P + j) * Ci;
 }
 
-/* One kernel's tile: rows [r0, r0 + its tile rows) of nn_int8_conv's output, every channel. */
-typedef void (*nn_int8_tile_fn)(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
-                                const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci,
-                                int Co, bool relu);
-
 #if NN_INT8_X86
 enum { NN_INT8_AVX2_ROWS = 6 };     /* the AVX2 kernel's tile rows */
 /* AVX2 twins (the CPU must have AVX2): the same bytes as the portable quantiser, and the same bits
  * as nn_int8_conv_ref (shapes as nn_int8_shape_ok). */
 bool nn_int8_quantize_sample_avx2(uint8_t *q, float *sx, const float *xs, size_t per);
-void nn_int8_conv_tile_avx2(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
-                            const float *bias, const float *res, const nn_geom *g, int rows, int r0, int Ci, int Co,
-                            bool relu);
+/* nn_int8_conv with the AVX2 kernel, on OpenMP's threads when `parallel`; false (nothing done)
+ * when its scratch (the input widened to u16: rows·Ci·2 bytes) cannot be had. */
+bool nn_int8_conv_avx2(float *y, const uint8_t *xq, const float *sx, const int8_t *wq, const float *sw,
+                       const float *bias, const float *res, const nn_geom *g, int rows, int Ci, int Co, bool relu,
+                       bool parallel);
 #endif
 
 #endif

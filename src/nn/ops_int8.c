@@ -244,13 +244,14 @@ bool nn_int8_conv(float *y, const uint8_t *xq, const float *sx, const int8_t *wq
     nn_int8_kernel k = nn_int8_active_kernel();
     if (!g || rows <= 0 || !nn_int8_shape_ok(Ci, Co) || k == NN_INT8_NONE) return false;
 #if NN_INT8_X86
-    nn_int8_tile_fn tile_fn = k == NN_INT8_VNNI ? conv_tile_vnni : nn_int8_conv_tile_avx2;
-    int tile_rows = k == NN_INT8_VNNI ? QMR : NN_INT8_AVX2_ROWS, ntiles = (rows + tile_rows - 1) / tile_rows;
     double work = (double)rows * NN_TAPS * Ci * Co;
+    if (k == NN_INT8_AVX2)
+        return nn_int8_conv_avx2(y, xq, sx, wq, sw, bias, res, g, rows, Ci, Co, relu, work > 4 * NN_PAR_MACS);
+    int ntiles = (rows + QMR - 1) / QMR;
     (void)work;
     NN_OMP(parallel for schedule(static) if (work > 4 * NN_PAR_MACS))
     for (int tile_i = 0; tile_i < ntiles; tile_i++)
-        tile_fn(y, xq, sx, wq, sw, bias, res, g, rows, tile_i * tile_rows, Ci, Co, relu);
+        conv_tile_vnni(y, xq, sx, wq, sw, bias, res, g, rows, tile_i * QMR, Ci, Co, relu);
     return true;
 #else
     (void)y; (void)xq; (void)sx; (void)wq; (void)sw; (void)bias; (void)res;
