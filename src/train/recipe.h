@@ -1,7 +1,8 @@
 /* recipe.h — a run's recipe: the tools/train options that say how it trains (board, network,
  * search, learning rate, window, evaluation, seed ...), as opposed to where and how long this
  * session runs and what this machine has (--out, --minutes, --steps, --fresh, --resume, --quiet,
- * --mpi, --threads, --eval-threads, --eval-cache, --games-in-flight, --selfplay-precision) and what
+ * --mpi, --threads, --eval-threads, --eval-cache, --edge-window, --games-in-flight,
+ * --selfplay-precision) and what
  * only a fresh run reads (--init, --pretrain, --pretrain-games).  A new run writes its recipe to OUT/run.args,
  * one argument a line; `tools/train --out OUT` on that run reads it back first, so a resumed run
  * goes on with its own recipe, and options given again override it. */
