@@ -473,6 +473,7 @@ static int open_edge(puct_worker *w, mcts_request *slot, uint32_t idx, mcts_node
 static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
                          size_t errlen);
 static bool windows_on(const puct_worker *w);
+static bool root_keeps_window(const mcts_puct *s);
 static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all);
 static bool claim_widening(mcts_node *node);
 
@@ -525,8 +526,7 @@ static int descend(puct_worker *w, mcts_request *slot) {
             mcts_tree_backup(t, idx, node->value, node->to_move, vl);
             return D_DONE;
         }
-        if (idx == t->root && w->widen_requests && windows_on(w) &&
-            atomic_load_explicit(&node->nedges, memory_order_acquire) < node->nmoves &&
+        if (idx == t->root && w->widen_requests && root_keeps_window(s) &&
             !atomic_load_explicit(&t->full, memory_order_relaxed)) {   /* a reused root's window */
             if (claim_widening(node)) return request_widening(w, slot, idx, &pos, WIDEN_ALL);
             undo_path(t, idx, vl);
@@ -735,6 +735,16 @@ static bool windows_configured(const mcts_puct_config *c) {
     return c->edge_window > 0 && c->max_children == 0 && !c->solver && c->sym_visits == 0 && c->tactic_prior <= 0;
 }
 
+/* Whether the root is expanded with a window of its edges only (it was expanded as a child: tree
+ * reuse), where every root-wide step (noise, Gumbel, averaging, the move choice) needs them all. */
+static bool root_keeps_window(const mcts_puct *s) {
+    mcts_node *root = mcts_tree_root(&((mcts_puct *)s)->tree);
+    if (!windows_configured(&s->cfg) || atomic_load_explicit(&root->state, memory_order_acquire) != MCTS_EXPANDED)
+        return false;
+    uint32_t ne = atomic_load_explicit(&root->nedges, memory_order_acquire);
+    return ne > 0 && ne < root->nmoves;
+}
+
 /* Whether this worker's expansions keep edge windows (puct.h, edge_window): cfg allows them, and
  * the worker can evaluate a node again (search_inline) or ask for it (widen_requests). */
 static bool windows_on(const puct_worker *w) {
@@ -941,12 +951,9 @@ void mcts_puct_abandon(mcts_puct_worker *w, mcts_request *req) {
 }
 
 bool mcts_puct_root_ready(const mcts_puct *s) {
-    const mcts_tree *t = &s->tree;
-    const mcts_node *root = mcts_tree_root(t);
-    if (atomic_load_explicit(&((mcts_node *)root)->state, memory_order_acquire) != MCTS_EXPANDED) return false;
-    bool windows = windows_configured(&s->cfg);
-    uint32_t ne = atomic_load_explicit(&((mcts_node *)root)->nedges, memory_order_acquire);
-    return !windows || ne == 0 || ne >= root->nmoves || atomic_load_explicit(&((mcts_tree *)t)->full, memory_order_relaxed);
+    mcts_tree *t = &((mcts_puct *)s)->tree;
+    if (atomic_load_explicit(&mcts_tree_root(t)->state, memory_order_acquire) != MCTS_EXPANDED) return false;
+    return !root_keeps_window(s) || atomic_load_explicit(&t->full, memory_order_relaxed);
 }
 
 mcts_puct_worker_stats mcts_puct_worker_get_stats(const mcts_puct_worker *w) {
@@ -1036,9 +1043,7 @@ static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
  * reads the whole list).  0, or -1 with a message. */
 static int root_widen(mcts_puct *s, puct_worker *w0, char *err, size_t errlen) {
     mcts_node *root = mcts_tree_root(&s->tree);
-    if (s->cfg.max_children > 0 || atomic_load(&root->state) != MCTS_EXPANDED || root->passed ||
-        root->nedges == 0 || root->nedges >= root->nmoves)
-        return 0;
+    if (!root_keeps_window(s)) return 0;
     w0->widen_ev = s->ev;
     int rc = widen(w0, root, &s->tree.root_pos, true);
     w0->widen_ev = NULL;
