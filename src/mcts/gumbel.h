@@ -15,7 +15,7 @@
  * v the network's value of the root.  Interior nodes keep PUCT's selection.
  *
  * Values here are from the root mover's view, in [-1, 1].  The pure functions below work on
- * arrays (tested on hand-computed cases); the tree glue lives in puct.c. */
+ * arrays (tested on hand-computed cases); the tree glue lives in puct_gumbel.c. */
 #ifndef MCTS_GUMBEL_H
 #define MCTS_GUMBEL_H
 

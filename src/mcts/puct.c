@@ -1,5 +1,7 @@
 /* puct.c — PUCT on the shared tree: descent with virtual loss, CAS-claimed expansion, batched
- * evaluation (inline or through the batcher), backup, root noise and move choice (puct.h).
+ * evaluation (inline or through the batcher), backup, root noise and move choice (puct.h).  This
+ * file holds the workers, the descent, completing a request, the stepping API and the move
+ * choice; puct_internal.h lists the others.
  *
  * The known parallel-MCTS traps (ENGINEERING.md §2) and where they are handled:
  *   two threads expanding one node  NEW -> PENDING is a CAS; a new child is born PENDING, owned
@@ -15,72 +17,13 @@
  *   freeing nodes during a search   arenas are reset / compacted only between searches;
  *   false sharing                   nodes and blocks are one cache line each; the queue's head and
  *                                   tail live on separate lines. */
-#include "puct.h"
+#include "puct_internal.h"
 #include "proof.h"
-#include "sym_eval.h"
-#include "tactic.h"
-#include "mcts/clock.h"
-#include "batcher.h"
-#include "gumbel.h"
 #include "rand.h"
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-struct mcts_puct {
-    mcts_puct_config cfg;
-    mcts_evaluator *ev;
-    mcts_tree tree;
-    uint64_t rng;
-    mcts_batcher batcher;           /* threads > 1, one shared evaluator */
-    mcts_evaluator **copies;        /* threads > 1, per-thread evaluators: copies[i] serves thread
-                                       i + 1 (thread 0 uses ev); made at the first search */
-    int ncopies;
-    /* per search */
-    uint64_t target;
-    _Atomic uint64_t started;       /* tickets (simulations) handed out */
-    _Atomic int stop;
-    _Atomic int running;            /* worker threads still going */
-    double deadline;
-    /* Gumbel root search (gumbel.h): on from mcts_puct_gumbel_root until the root changes */
-    int gumbel_on;
-    uint32_t gumbel_root;           /* the root it was started at */
-    uint32_t gumbel_epoch;
-    mcts_halving halving;           /* candidates = the root's edges 0..m-1 */
-};
-
-typedef struct mcts_puct_worker {
-    mcts_puct *s;
-    uint64_t rng;
-    mcts_arena_cache cache;
-    uint32_t cache_epoch;           /* the tree epoch the cache was filled in */
-    mcts_request *slots;
-    int nslots;
-    zz_move *moves;                 /* nslots * ZZ_MAX_MOVES */
-    float *priors;                  /* nslots * ZZ_MAX_MOVES */
-    uint64_t *keys;                 /* ZZ_MAX_MOVES sort keys (+ as many scratch) */
-    mcts_ab *ab;                    /* cfg.tactic_prior > 0: the quiescence of tactic.h */
-    mcts_evaluator *ev;             /* search_inline's evaluator (sym_visits), else NULL */
-    mcts_evaluator *widen_ev;       /* search_inline's evaluator (edge windows: widen), else NULL */
-    bool widen_requests;            /* no evaluator at hand (the stepping API, search_batched's
-                                       workers): a window is widened through a request (D_WIDEN) */
-    uint8_t *slot_widen;            /* [nslots]: WIDEN_NONE (a leaf), or what the slot's request
-                                       widens: WIDEN_WINDOW, WIDEN_ALL */
-    zz_move *wmoves;                /* ZZ_MAX_MOVES: a node's moves evaluated again by widen */
-    float *wpriors;                 /* ZZ_MAX_MOVES */
-    uint64_t widened;               /* evaluations made by widen */
-    uint64_t req_widened, reranked; /* nodes widened by requests; of those, ranked otherwise */
-    char sym_err[256];              /* why a node's averaging or widening failed (D_FAILED) */
-    uint64_t done, collisions;
-    int full, failed;
-} puct_worker;
-
-enum { D_SUBMIT, D_DONE, D_COLLISION, D_FULL, D_FAILED, D_WIDEN };
-enum { WIDEN_NONE, WIDEN_WINDOW, WIDEN_ALL };
 
 void mcts_puct_config_default(mcts_puct_config *c) {
     memset(c, 0, sizeof *c);
@@ -190,7 +133,7 @@ bool mcts_puct_advance(mcts_puct *s, zz_move m) {
 }
 
 /* ---- workers ------------------------------------------------------------------------------ */
-static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) {
+int puct_worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) {
     memset(w, 0, sizeof *w);
     w->s = s;
     w->cache_epoch = s->tree.epoch;
@@ -221,7 +164,7 @@ static int worker_init(puct_worker *w, mcts_puct *s, int nslots, uint64_t seed) 
     return 0;
 }
 
-static void worker_free(puct_worker *w) {
+void puct_worker_fini(puct_worker *w) {
     free(w->slots);
     free(w->moves);
     free(w->priors);
@@ -253,134 +196,6 @@ static void backup_terminal(mcts_tree *t, uint32_t idx, const mcts_node *n, uint
     if (n->winner >= 0) mcts_tree_backup(t, idx, 1.0, n->winner, vl);
     else mcts_tree_backup(t, idx, 0.0, 0, vl);
 }
-
-/* ---- Gumbel root (gumbel.h) --------------------------------------------------------------- */
-static bool gumbel_active(const mcts_puct *s) {
-    return s->gumbel_on && s->gumbel_root == s->tree.root && s->gumbel_epoch == s->tree.epoch;
-}
-
-/* The root's candidates (edges 0..m-1; the child in slot j is edge j): visits, values for the
- * root mover, and sigma of their completed values (gumbel.h), all edges counted in the rescale. */
-static void gumbel_stats(const mcts_puct *s, uint32_t *visits, double *sigma, uint32_t *child) {
-    static _Thread_local float prior[ZZ_MAX_MOVES], q[ZZ_MAX_MOVES];
-    static _Thread_local uint32_t vis[ZZ_MAX_MOVES];
-    static _Thread_local double cq[ZZ_MAX_MOVES];
-    const mcts_tree *t = &s->tree;
-    const mcts_node *root = mcts_tree_root(t);
-    const mcts_edge *e = mcts_tree_edges(t, root->edges);
-    int n = (int)root->nedges, m = s->halving.m;
-    for (int i = 0; i < n; i++) { prior[i] = e[i].prior; vis[i] = 0; q[i] = 0; }
-    uint32_t slot = 0, max_n = 0;
-    MCTS_FOR_EACH_CHILD_I(t, root, ci, c) {      /* one thread, fresh root: slot order = edge order */
-        uint64_t w = mcts_node_load(c);
-        vis[slot] = mcts_stats_n(w);
-        q[slot] = (float)mcts_stats_q(w);        /* the child's player is the root's mover */
-        if (child && slot < (uint32_t)m) child[slot] = ci;
-        if (vis[slot] > max_n) max_n = vis[slot];
-        slot++;
-    }
-    mcts_gumbel_completed_q(n, prior, vis, q, root->value, cq);
-    for (int j = 0; j < m; j++) {
-        visits[j] = vis[j];
-        sigma[j] = mcts_gumbel_sigma(cq[j], max_n, s->cfg.gumbel_cvisit, s->cfg.gumbel_cscale);
-    }
-}
-
-/* The candidate the next root visit goes to (sequential halving), or -1. */
-static int gumbel_next(mcts_puct *s) {
-    uint32_t visits[MCTS_GUMBEL_MAX];
-    double sigma[MCTS_GUMBEL_MAX];
-    gumbel_stats(s, visits, sigma, NULL);
-    return mcts_halving_next(&s->halving, visits, sigma);
-}
-
-/* The root child of candidate j (opened), or 0. */
-static uint32_t gumbel_child(const mcts_puct *s, int j) {
-    uint32_t visits[MCTS_GUMBEL_MAX], child[MCTS_GUMBEL_MAX] = { 0 };
-    double sigma[MCTS_GUMBEL_MAX];
-    gumbel_stats(s, visits, sigma, child);
-    return child[j];
-}
-
-static int cmp_score_desc(const void *a, const void *b) {
-    const double *x = a, *y = b;
-    return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
-}
-
-bool mcts_puct_gumbel_root(mcts_puct *s, uint64_t budget) {
-    mcts_tree *t = &s->tree;
-    mcts_node *root = mcts_tree_root(t);
-    s->gumbel_on = 0;
-    if (s->cfg.gumbel_m <= 0 || s->cfg.threads != 1 || atomic_load(&root->state) != MCTS_EXPANDED ||
-        root->nedges == 0 || atomic_load(&root->nopen) != 0)
-        return false;
-    int n = (int)root->nedges;
-    mcts_edge *e = mcts_tree_edges(t, root->edges);
-    double (*key)[2] = malloc((size_t)n * sizeof *key);
-    mcts_edge *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!key || !tmp) { free(key); free(tmp); return false; }
-    for (int i = 0; i < n; i++) {                    /* g + log p, g ~ Gumbel(0, 1) */
-        double u = mcts_rand_unit(&s->rng);
-        if (u < 1e-300) u = 1e-300;
-        double g = -log(-log(u > 1 - 1e-16 ? 1 - 1e-16 : u));
-        key[i][0] = g + (e[i].prior > 0 ? log(e[i].prior) : -1e9);
-        key[i][1] = i;
-    }
-    qsort(key, (size_t)n, sizeof *key, cmp_score_desc);     /* Gumbel-top-k first */
-    for (int i = 0; i < n; i++) tmp[i] = e[(int)key[i][1]];
-    memcpy(e, tmp, (size_t)n * sizeof *e);
-    int m = s->cfg.gumbel_m < n ? s->cfg.gumbel_m : n;
-    if (m > MCTS_GUMBEL_MAX) m = MCTS_GUMBEL_MAX;
-    double score[MCTS_GUMBEL_MAX];
-    for (int j = 0; j < m; j++) score[j] = key[j][0];
-    mcts_halving_init(&s->halving, m, score, budget > 0 ? budget : 1);
-    free(key);
-    free(tmp);
-    s->gumbel_on = 1;
-    s->gumbel_root = t->root;
-    s->gumbel_epoch = t->epoch;
-    return true;
-}
-
-int mcts_puct_gumbel_policy(const mcts_puct *s, zz_move *moves, float *probs, int cap) {
-    if (!gumbel_active(s) || cap <= 0) return 0;
-    const mcts_tree *t = &s->tree;
-    const mcts_node *root = mcts_tree_root(t);
-    const mcts_edge *e = mcts_tree_edges(t, root->edges);
-    int n = (int)root->nedges;
-    float *prior = malloc((size_t)n * sizeof *prior), *q = malloc((size_t)n * sizeof *q);
-    uint32_t *vis = calloc((size_t)n, sizeof *vis);
-    double *pi = malloc((size_t)n * sizeof *pi);
-    int *order = malloc((size_t)n * sizeof *order);
-    int k = 0;
-    if (prior && q && vis && pi && order) {
-        for (int i = 0; i < n; i++) { prior[i] = e[i].prior; q[i] = 0; }
-        uint32_t slot = 0;
-        MCTS_FOR_EACH_CHILD(t, root, c) {
-            uint64_t w = mcts_node_load(c);
-            vis[slot] = mcts_stats_n(w);
-            q[slot] = (float)mcts_stats_q(w);
-            slot++;
-        }
-        mcts_gumbel_improved_policy(n, prior, vis, q, root->value, s->cfg.gumbel_cvisit, s->cfg.gumbel_cscale, pi);
-        for (int i = 0; i < n; i++) order[i] = i;
-        for (int a = 0; a < cap && a < n; a++) {     /* partial selection sort: the cap largest */
-            int b = a;
-            for (int i = a + 1; i < n; i++) if (pi[order[i]] > pi[order[b]]) b = i;
-            int x = order[a]; order[a] = order[b]; order[b] = x;
-        }
-        k = cap < n ? cap : n;
-        double sum = 0;
-        for (int a = 0; a < k; a++) sum += pi[order[a]];
-        for (int a = 0; a < k; a++) {
-            moves[a] = e[order[a]].move;
-            probs[a] = (float)(sum > 0 ? pi[order[a]] / sum : 1.0 / k);
-        }
-    }
-    free(prior); free(q); free(vis); free(pi); free(order);
-    return k;
-}
-
 /* A claimed (PENDING) node whose position has exactly one legal move (most jumps of a chain, a
  * lone compulsory capture) needs no evaluation: its value is its only child's.  With
  * cfg.pass_forced it is expanded at once with that one edge (prior 1) and published, and the
@@ -470,12 +285,6 @@ static int open_edge(puct_worker *w, mcts_request *slot, uint32_t idx, mcts_node
     return OPEN_PASSED;
 }
 
-static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
-                         size_t errlen);
-static bool windows_on(const puct_worker *w);
-static bool root_keeps_window(const mcts_puct *s);
-static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all);
-static bool claim_widening(mcts_node *node);
 
 /* The descent at node idx (position pos) becomes a request to evaluate the node again and widen
  * its window (WIDEN_WINDOW) or give it every edge (WIDEN_ALL), the caller having claimed the
@@ -495,7 +304,7 @@ static int request_widening(puct_worker *w, mcts_request *slot, uint32_t idx, co
  * the path undone, the slot holds the node's request; a root that kept a window asks for all its
  * edges before anything else).  With sym_visits and an evaluator of its own (w->ev), a node below
  * the root is averaged over symmetries as the descent reaches it with sym_visits visits. */
-static int descend(puct_worker *w, mcts_request *slot) {
+int puct_descend(puct_worker *w, mcts_request *slot) {
     mcts_puct *s = w->s;
     mcts_tree *t = &s->tree;
     const mcts_puct_config *cfg = &s->cfg;
@@ -528,13 +337,13 @@ static int descend(puct_worker *w, mcts_request *slot) {
         }
         if (idx == t->root && w->widen_requests && root_keeps_window(s) &&
             !atomic_load_explicit(&t->full, memory_order_relaxed)) {   /* a reused root's window */
-            if (claim_widening(node)) return request_widening(w, slot, idx, &pos, WIDEN_ALL);
+            if (puct_claim_widening(node)) return request_widening(w, slot, idx, &pos, WIDEN_ALL);
             undo_path(t, idx, vl);
             return D_COLLISION;
         }
         if (cfg->sym_visits > 0 && w->ev && idx != t->root && !node->sym_averaged &&
             mcts_stats_n(mcts_node_load(node)) >= (uint32_t)cfg->sym_visits &&
-            node_symmetry(s, w->ev, node, &pos, w->sym_err, sizeof w->sym_err) != 0) {
+            puct_node_symmetry(s, w->ev, node, &pos, w->sym_err, sizeof w->sym_err) != 0) {
             undo_path(t, idx, vl);
             return D_FAILED;
         }
@@ -545,9 +354,9 @@ static int descend(puct_worker *w, mcts_request *slot) {
         uint32_t ne = atomic_load_explicit(&node->nedges, memory_order_acquire);
         if (k >= ne && ne < node->nmoves && windows_on(w)) {     /* the window is used up: widen it */
             if (w->widen_requests) {        /* unless another is at it: then the open children */
-                if (!atomic_load_explicit(&t->full, memory_order_relaxed) && claim_widening(node))
+                if (!atomic_load_explicit(&t->full, memory_order_relaxed) && puct_claim_widening(node))
                     return request_widening(w, slot, idx, &pos, WIDEN_WINDOW);
-            } else if (widen(w, node, &pos, false) < 0) {
+            } else if (puct_widen(w, node, &pos, false) < 0) {
                 undo_path(t, idx, vl);
                 return D_FAILED;
             }
@@ -555,10 +364,10 @@ static int descend(puct_worker *w, mcts_request *slot) {
         }
         bool gumbel_root = idx == t->root && gumbel_active(s), force_open = false;
         if (gumbel_root) {                  /* the root follows sequential halving */
-            int j = gumbel_next(s);
+            int j = puct_gumbel_next(s);
             if (j < 0) { undo_path(t, idx, vl); return D_COLLISION; }
             if ((uint32_t)j >= k) force_open = true;  /* the next candidate not yet opened: edge k */
-            else best = gumbel_child(s, j);
+            else best = puct_gumbel_child(s, j);
         }
         if (k < ne) {
             /* the unopened edge k scores the evaluator's value of the parent (free of virtual
@@ -593,307 +402,17 @@ static int descend(puct_worker *w, mcts_request *slot) {
         if (cfg->solver && mcts_proof(node)) mcts_proof_propagate(t, idx);   /* a raced sibling */
     }
 }
-
-/* ---- expansion ---------------------------------------------------------------------------- */
-static uint32_t mix32(uint32_t x) {
-    x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
-    return x;
-}
-
-/* LSD radix sort of n keys ascending on bits 16..63 (the low 16 bits ride along: they hold the
- * move's index).  One counting pass for all digits; digits equal in every key are skipped. */
-static void radix_sort(uint64_t *a, uint64_t *tmp, int n) {
-    enum { DIGITS = 6 };
-    static _Thread_local uint32_t cnt[DIGITS][256];
-    memset(cnt, 0, sizeof cnt);
-    for (int i = 0; i < n; i++)
-        for (int d = 0; d < DIGITS; d++) cnt[d][(a[i] >> (16 + 8 * d)) & 255]++;
-    uint64_t *src = a, *dst = tmp;
-    for (int d = 0; d < DIGITS; d++) {
-        int shift = 16 + 8 * d;
-        if (cnt[d][(src[0] >> shift) & 255] == (uint32_t)n) continue;
-        uint32_t sum = 0;
-        for (int v = 0; v < 256; v++) { uint32_t c = cnt[d][v]; cnt[d][v] = sum; sum += c; }
-        for (int i = 0; i < n; i++) dst[cnt[d][(src[i] >> shift) & 255]++] = src[i];
-        uint64_t *x = src; src = dst; dst = x;
-    }
-    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
-}
-
-static uint32_t float_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-/* force_prior: raise the priors of the placements after which the next player must capture
- * (zz_place_landings), in place, before the moves are sorted. */
-static void boost_forcing(const mcts_puct *s, const zz_pos *pos, const zz_move *moves, float *priors, int n) {
-    zz_landing_cache landings;
-    zz_landing_cache_start(&landings);
-    float gain = (float)(1.0 + s->cfg.force_prior);
-    for (int i = 0; i < n; i++) {
-        if (zz_move_is_jump(moves[i])) return;          /* a capture node: no placements */
-        if (zz_place_forces_cached(&landings, pos, moves[i])) priors[i] *= gain;
-    }
-}
-
-/* Insertion sort of n keys ascending (the whole key: bits 16..63, then the index, which is the
- * order radix_sort's stable passes leave equal digits in). */
-static void insertion_sort(uint64_t *a, int n) {
-    for (int i = 1; i < n; i++) {
-        uint64_t x = a[i];
-        int j = i;
-        for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
-        a[j] = x;
-    }
-}
-
-static int cmp_key(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The k smallest of the n distinct keys a[0..n) moved to a[0..k), in no order (Hoare's
- * quickselect, median-of-three pivots; 0 < k < n). */
-static void select_smallest(uint64_t *a, int n, int k) {
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
-        uint64_t pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot) i++;
-            while (a[j] > pivot) j--;
-            if (i <= j) { uint64_t t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
-        }
-        if (k - 1 <= j) hi = j;                         /* a[lo..j] ≤ pivot ≤ a[i..hi] */
-        else if (k - 1 >= i) lo = i;
-        else return;                                    /* a[k-1] is the pivot, in place */
-    }
-}
-
-/* w->keys[0..first): the first `first` moves in the order their edges take (prior descending;
- * ties in a random order fixed by the position and the seed), w->keys[first..n) the others in no
- * order, after force_prior's and (with `tactic`) the tactic floor's raises of priors[] (in place).
- * The same moves and priors give the same order; an expansion that stores a window of 32 edges
- * orders 32 keys rather than all (on 37 rings a sort of all took 9 % of self-play's time). */
-static void sort_moves(puct_worker *w, const zz_pos *pos, const zz_move *moves, float *priors, int n, bool tactic,
-                       int first) {
-    mcts_puct *s = w->s;
-    uint32_t salt = (uint32_t)(zz_hash(pos) ^ s->cfg.seed);
-    uint64_t *keys = w->keys, *tmp = w->keys + ZZ_MAX_MOVES;
-    if (s->cfg.force_prior > 0) boost_forcing(s, pos, moves, priors, n);
-    if (tactic) mcts_tactic_boost(w->ab, pos, moves, priors, n, (float)s->cfg.tactic_prior, s->cfg.tactic_margin);
-    for (int i = 0; i < n; i++) {
-        float p = priors[i];
-        if (!(p >= 0)) p = 0;                           /* NaN or negative: never preferred */
-        keys[i] = (uint64_t)(~float_bits(p)) << 32 | (uint64_t)(mix32((uint32_t)moves[i] ^ salt) & 0xFFFF0000u) | (uint64_t)i;
-    }
-    if (first >= n) radix_sort(keys, tmp, n);           /* stable: equal digits stay in index order */
-    else {
-        select_smallest(keys, n, first);                /* no longer in index order: whole keys */
-        if (first <= 64) insertion_sort(keys, first);
-        else qsort(keys, (size_t)first, sizeof *keys, cmp_key);
-    }
-}
-
-/* A prior as an edge stores it before normalisation: tempered (p^(1/T)), never negative. */
-static float tempered(float p, float inv_temp) {
-    if (!(p >= 0)) return 0;
-    return inv_temp != 1.0f && p > 0 ? powf(p, inv_temp) : p;
-}
-
-/* Edges for the first `keep` moves of w->keys' order (sort_moves ordered at least those), their
- * priors tempered and normalised over the first `norm` of that order (norm == keep, when
- * max_children drops the rest) or over all n moves (norm == n, summed in the moves' order: a
- * window's priors are then the whole list's).  The first edge, 0 when the arena is full. */
-static uint32_t write_edges(puct_worker *w, const zz_move *moves, const float *priors, int keep, int norm, int n) {
-    mcts_tree *t = &w->s->tree;
-    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)keep);
-    if (!e) return 0;
-    mcts_edge *edges = mcts_tree_edges(t, e);
-    float inv_temp = (float)(1.0 / w->s->cfg.prior_temp);
-    double sum = 0;
-    for (int i = 0; i < keep; i++) {
-        int j = (int)(w->keys[i] & 0xFFFF);
-        edges[i] = (mcts_edge){ moves[j], tempered(priors[j], inv_temp) };
-    }
-    if (norm < n)
-        for (int i = 0; i < norm; i++) sum += edges[i].prior;
-    else
-        for (int j = 0; j < n; j++) sum += tempered(priors[j], inv_temp);
-    double scale = sum > 0 ? 1.0 / sum : 0;
-    for (int i = 0; i < keep; i++)
-        edges[i].prior = scale > 0 ? (float)(edges[i].prior * scale) : 1.0f / (float)norm;
-    return e;
-}
-
-/* Whether cfg lets expansions keep edge windows: no option needs a node's whole list or changes
- * its priors by where the root is. */
-static bool windows_configured(const mcts_puct_config *c) {
-    return c->edge_window > 0 && c->max_children == 0 && !c->solver && c->sym_visits == 0 && c->tactic_prior <= 0;
-}
-
-/* Whether the root is expanded with a window of its edges only (it was expanded as a child: tree
- * reuse), where every root-wide step (noise, Gumbel, averaging, the move choice) needs them all. */
-static bool root_keeps_window(const mcts_puct *s) {
-    mcts_node *root = mcts_tree_root(&((mcts_puct *)s)->tree);
-    if (!windows_configured(&s->cfg) || atomic_load_explicit(&root->state, memory_order_acquire) != MCTS_EXPANDED)
-        return false;
-    uint32_t ne = atomic_load_explicit(&root->nedges, memory_order_acquire);
-    return ne > 0 && ne < root->nmoves;
-}
-
-/* Whether this worker's expansions keep edge windows (puct.h, edge_window): cfg allows them, and
- * the worker can evaluate a node again (search_inline) or ask for it (widen_requests). */
-static bool windows_on(const puct_worker *w) {
-    return (w->widen_ev || w->widen_requests) && windows_configured(&w->s->cfg);
-}
-
-/* Store the evaluated request's moves as edges sorted by prior (the first edge_window of them
- * below the root when windows_on), then publish the node as EXPANDED. */
-static void expand(puct_worker *w, mcts_request *r) {
-    mcts_puct *s = w->s;
-    mcts_tree *t = &s->tree;
-    mcts_node *node = mcts_tree_node(t, r->node);
-    int n = r->item.nmoves;
-    int keep = s->cfg.max_children > 0 && s->cfg.max_children < n ? s->cfg.max_children : n, norm = keep;
-    if (keep > s->cfg.edge_window && r->node != t->root && windows_on(w)) keep = s->cfg.edge_window;
-    sort_moves(w, &r->pos, r->item.moves, r->item.priors, n,
-               w->ab && r->pos.ply - t->root_pos.ply <= s->cfg.tactic_depth, keep);
-    uint32_t e = write_edges(w, r->item.moves, r->item.priors, keep, norm, n);
-    node->nmoves = (uint32_t)n;
-    node->value = r->item.value;
-    if (e) {
-        node->edges = e;
-        node->nedges = (uint32_t)keep;
-    } else {
-        atomic_store_explicit(&t->full, 1, memory_order_relaxed);
-        node->nedges = 0;
-    }
-    atomic_store_explicit(&node->state, MCTS_EXPANDED, memory_order_release);
-}
-
-static bool claim_widening(mcts_node *node) {
-    uint8_t idle = 0;
-    return atomic_compare_exchange_strong(&node->widening, &idle, 1);
-}
-
-static void release_widening(mcts_node *node) { atomic_store_explicit(&node->widening, 0, memory_order_release); }
-
-/* w->keys[0..n) (a widened node's moves, the first keep > have in the new order) rearranged so
- * that the moves of the node's `have` old edges come first, in their order, and the others follow
- * in the new order up to keep (the keep ordered keys hold at least keep - have others).  false
- * when an old move is not among moves[] (it always is: the same position's moves). */
-static bool old_edges_first(puct_worker *w, const zz_move *moves, int n, const mcts_edge *old, uint32_t have) {
-    uint64_t *keys = w->keys, *old_at = w->keys + ZZ_MAX_MOVES;   /* old_at[j]: 1 + j's old edge, or 0 */
-    memset(old_at, 0, (size_t)n * sizeof *old_at);
-    for (uint32_t i = 0; i < have; i++) {
-        int j = 0;
-        while (j < n && moves[j] != old[i].move) j++;
-        if (j == n) return false;
-        old_at[j] = i + 1;
-    }
-    int to = n;                                       /* the others, in order, to the end */
-    for (int i = n - 1; i >= 0; i--)
-        if (!old_at[keys[i] & 0xFFFF]) keys[--to] = keys[i];
-    for (int j = 0; j < n; j++)
-        if (old_at[j]) keys[old_at[j] - 1] = (uint64_t)j;
-    return true;
-}
-
-/* Widen the expanded node's edge window (its edges are the first nedges of its nmoves sorted
- * moves) to four times as many edges, or to all of them with `all`, from its position's moves and
- * priors evaluated again (n of them): sorted as expand did, the new edges, which begin with the
- * old ones, replace them (edges, then nedges with release: a reader of nedges finds edges at
- * least that long).  The old edges, on which children may sit, must be a prefix of the new
- * order: when the evaluator ranked the moves otherwise this time, `merge` keeps the old edges
- * first and the rest in the new order (counted in w->reranked), else the widening is refused
- * rather than a tree with two children of a move.  The caller holds the node's widening.  1
- * widened, 0 not (nothing to widen, or the arena is full: t->full), -1 with a message in
- * w->sym_err. */
-static int widen_with(puct_worker *w, mcts_node *node, const zz_pos *pos, const zz_move *moves, float *priors,
-                      int n, bool all, bool merge) {
-    mcts_tree *t = &w->s->tree;
-    uint32_t have = atomic_load_explicit(&node->nedges, memory_order_acquire);
-    if (have == 0 || have >= node->nmoves) return 0;
-    if (n != (int)node->nmoves) {
-        snprintf(w->sym_err, sizeof w->sym_err, "widening a node: %d legal moves, %u when expanded", n, node->nmoves);
-        return -1;
-    }
-    int keep = all || 4 * (uint64_t)have >= (uint64_t)n ? n : (int)(4 * have);
-    sort_moves(w, pos, moves, priors, n, false, keep);
-    const mcts_edge *old = mcts_tree_edges(t, atomic_load_explicit(&node->edges, memory_order_acquire));
-    bool same = true;
-    for (uint32_t i = 0; i < have && same; i++) same = moves[w->keys[i] & 0xFFFF] == old[i].move;
-    if (!same && !merge) {
-        snprintf(w->sym_err, sizeof w->sym_err, "widening a node: the evaluator ranked its moves otherwise "
-                 "the second time (edge windows need an evaluator that answers a position alike each time; edges=0)");
-        return -1;
-    }
-    if (!same && !old_edges_first(w, moves, n, old, have)) {
-        snprintf(w->sym_err, sizeof w->sym_err, "widening a node: a move of its edges is not among its moves");
-        return -1;
-    }
-    uint32_t e = write_edges(w, moves, priors, keep, n, n);
-    if (!e) {
-        atomic_store_explicit(&t->full, 1, memory_order_relaxed);
-        return 0;
-    }
-    if (!same) {                                      /* the old edges unchanged, bit for bit */
-        memcpy(mcts_tree_edges(t, e), old, have * sizeof *old);
-        w->reranked++;
-    }
-    atomic_store_explicit(&node->edges, e, memory_order_release);
-    atomic_store_explicit(&node->nedges, (uint32_t)keep, memory_order_release);
-    return 1;
-}
-
-/* Widen the node's window now, its position evaluated again by the worker's evaluator (which
- * answers a position the same way each time: no merging).  One thread at a time: one that finds
- * another widening goes on without (0).  widen_with's results otherwise. */
-static int widen(puct_worker *w, mcts_node *node, const zz_pos *pos, bool all) {
-    if (!claim_widening(node)) return 0;
-    int rc = 0;
-    uint32_t have = atomic_load_explicit(&node->nedges, memory_order_acquire);
-    if (have > 0 && have < node->nmoves) {
-        mcts_eval_item it = { .pos = pos, .moves = w->wmoves, .nmoves = zz_gen_moves(pos, w->wmoves), .priors = w->wpriors };
-        rc = mcts_evaluate(w->widen_ev, &it, 1, w->sym_err, sizeof w->sym_err);
-        if (rc == 0) {
-            w->widened++;
-            rc = widen_with(w, node, pos, w->wmoves, w->wpriors, it.nmoves, all, false);
-        }
-    }
-    release_widening(node);
-    return rc;
-}
-
-/* Finish a widening request (D_WIDEN): widen with its evaluation, merging a new ranking (the
- * weights may have changed since the node's expansion).  A failure (impossible with the node's
- * own position: its moves are those it was expanded with) marks the tree full, so that no descent
- * asks again and the search ends with what it has. */
-static void finish_widening(puct_worker *w, mcts_request *r) {
-    mcts_tree *t = &w->s->tree;
-    mcts_node *node = mcts_tree_node(t, r->node);
-    int rc = widen_with(w, node, &r->pos, r->item.moves, r->item.priors, r->item.nmoves,
-                        w->slot_widen[r - w->slots] == WIDEN_ALL, true);
-    if (rc < 0) atomic_store_explicit(&t->full, 1, memory_order_relaxed);
-    w->req_widened += rc > 0;
-    release_widening(node);
-}
-
 /* Expand and back up an evaluated leaf, or widen the node of a widening request.  Returns
  * whether it was a simulation (a leaf). */
-static bool complete(puct_worker *w, mcts_request *r) {
+bool puct_complete(puct_worker *w, mcts_request *r) {
     mcts_tree *t = &w->s->tree;
     bool leaf = w->slot_widen[r - w->slots] == WIDEN_NONE;
     if (leaf) {
-        expand(w, r);
+        puct_expand(w, r);
         mcts_node *node = mcts_tree_node(t, r->node);
         mcts_tree_backup(t, r->node, r->item.value, node->to_move, (uint32_t)w->s->cfg.virtual_loss);
     } else {
-        finish_widening(w, r);
+        puct_finish_widening(w, r);
         w->slot_widen[r - w->slots] = WIDEN_NONE;
     }
     atomic_store_explicit(&r->state, MCTS_REQ_FREE, memory_order_relaxed);
@@ -904,14 +423,14 @@ static bool complete(puct_worker *w, mcts_request *r) {
 mcts_puct_worker *mcts_puct_worker_new(mcts_puct *s, int slots, uint64_t seed) {
     puct_worker *w = malloc(sizeof *w);
     if (!w) return NULL;
-    if (worker_init(w, s, slots > 0 ? slots : 1, seed) != 0) { worker_free(w); free(w); return NULL; }
+    if (puct_worker_init(w, s, slots > 0 ? slots : 1, seed) != 0) { puct_worker_fini(w); free(w); return NULL; }
     w->widen_requests = true;
     return w;
 }
 
 void mcts_puct_worker_free(mcts_puct_worker *w) {
     if (!w) return;
-    worker_free(w);
+    puct_worker_fini(w);
     free(w);
 }
 
@@ -925,7 +444,7 @@ int mcts_puct_step(mcts_puct_worker *w, mcts_request **req) {
     while (i < w->nslots && atomic_load_explicit(&w->slots[i].state, memory_order_acquire) != MCTS_REQ_FREE) i++;
     if (i == w->nslots) return MCTS_STEP_BUSY;
     mcts_request *r = &w->slots[i];
-    switch (descend(w, r)) {
+    switch (puct_descend(w, r)) {
     case D_SUBMIT:
         atomic_store_explicit(&r->state, MCTS_REQ_QUEUED, memory_order_relaxed);   /* in use */
         *req = r;
@@ -940,12 +459,12 @@ int mcts_puct_step(mcts_puct_worker *w, mcts_request **req) {
     }
 }
 
-void mcts_puct_finish(mcts_puct_worker *w, mcts_request *req) { complete(w, req); }
+void mcts_puct_finish(mcts_puct_worker *w, mcts_request *req) { puct_complete(w, req); }
 
 void mcts_puct_abandon(mcts_puct_worker *w, mcts_request *req) {
     uint8_t *kind = &w->slot_widen[req - w->slots];
     if (*kind == WIDEN_NONE) undo_path(&w->s->tree, req->node, (uint32_t)w->s->cfg.virtual_loss);
-    else release_widening(mcts_tree_node(&w->s->tree, req->node));   /* its path was undone at the step */
+    else puct_release_widening(mcts_tree_node(&w->s->tree, req->node));   /* its path was undone at the step */
     *kind = WIDEN_NONE;
     atomic_store_explicit(&req->state, MCTS_REQ_FREE, memory_order_relaxed);
 }
@@ -959,436 +478,12 @@ bool mcts_puct_root_ready(const mcts_puct *s) {
 mcts_puct_worker_stats mcts_puct_worker_get_stats(const mcts_puct_worker *w) {
     return (mcts_puct_worker_stats){ w->req_widened, w->reranked };
 }
-
-/* ---- root noise ----------------------------------------------------------------------------- */
-static int cmp_edge_desc(const void *a, const void *b) {
-    const mcts_edge *x = a, *y = b;
-    return x->prior < y->prior ? 1 : x->prior > y->prior ? -1 : 0;
-}
-
-void mcts_puct_root_noise(mcts_puct *s) {
-    mcts_tree *t = &s->tree;
-    mcts_node *root = mcts_tree_root(t);
-    if (root->noised || root->nedges == 0 || atomic_load(&root->state) != MCTS_EXPANDED) return;
-    int n = (int)root->nedges;
-    double *eta = malloc((size_t)n * sizeof *eta);
-    if (!eta) return;
-    mcts_dirichlet(s->cfg.noise_alpha_total / n, n, eta, &s->rng);
-    mcts_edge *e = mcts_tree_edges(t, root->edges);
-    double eps = s->cfg.noise_eps;
-    for (int i = 0; i < n; i++) e[i].prior = (float)((1 - eps) * e[i].prior + eps * eta[i]);
-    free(eta);
-    uint32_t open = atomic_load(&root->nopen);
-    MCTS_FOR_EACH_CHILD(t, root, c)
-        for (uint32_t i = 0; i < open; i++)
-            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
-    if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
-    root->noised = 1;
-}
-
-/* ---- priors averaged over symmetries (root_syms, sym_visits) ------------------------------------ */
-/* Replace an expanded node's edge priors (the node at position pos) by the mean of ev's over
- * cfg.root_syms symmetries (sym_eval.h), tempered and renormalised over the kept edges as
- * expand() does, and its value by the mean value; opened children's priors follow, unopened edges
- * are sorted again (the opened ones stay a prefix).  Once per node with two moves or more (not a
- * forced node passed unevaluated); only while no other thread reads the node's edges.  0, or -1
- * with the evaluator's message. */
-static int node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
-                         size_t errlen) {
-    mcts_tree *t = &s->tree;
-    if (node->sym_averaged || node->nedges < 2 || node->passed || atomic_load(&node->state) != MCTS_EXPANDED)
-        return 0;                                   /* one move, or forced and unevaluated: nothing to average */
-    node->sym_averaged = 1;
-    int n = (int)node->nedges;
-    mcts_edge *e = mcts_tree_edges(t, node->edges);
-    zz_move *moves = calloc((size_t)n, sizeof *moves);
-    float *avg = malloc((size_t)n * sizeof *avg);
-    float value = 0;
-    int rc = -1;
-    if (!moves || !avg) {
-        snprintf(err, errlen, "out of memory");
-    } else {
-        for (int i = 0; i < n; i++) moves[i] = e[i].move;
-        rc = mcts_eval_symmetric(ev, pos, moves, n, s->cfg.root_syms, avg, &value, err, errlen);
-    }
-    if (rc == 0) {
-        double sum = 0, inv_temp = 1.0 / s->cfg.prior_temp;
-        for (int i = 0; i < n; i++) {
-            double p = avg[i] > 0 ? avg[i] : 0;
-            if (inv_temp != 1.0 && p > 0) p = pow(p, inv_temp);
-            e[i].prior = (float)p;
-            sum += p;
-        }
-        for (int i = 0; i < n; i++) e[i].prior = sum > 0 ? (float)(e[i].prior / sum) : 1.0f / (float)n;
-        node->value = value;
-        uint32_t open = atomic_load(&node->nopen);
-        MCTS_FOR_EACH_CHILD(t, node, c)
-            for (uint32_t i = 0; i < open; i++)
-                if (e[i].move == c->move) { c->prior = e[i].prior; break; }
-        if (open < node->nedges) qsort(e + open, node->nedges - open, sizeof *e, cmp_edge_desc);
-    }
-    free(moves);
-    free(avg);
-    return rc;
-}
-
-/* The root's, before a search (root_syms > 1). */
-static int root_symmetry(mcts_puct *s, char *err, size_t errlen) {
-    if (s->cfg.root_syms < 2) return 0;
-    return node_symmetry(s, s->ev, mcts_tree_root(&s->tree), &s->tree.root_pos, err, errlen);
-}
-
-/* A root that kept an edge window (a child when expanded: tree reuse) gets all its edges before a
- * search, with the searcher's evaluator (every root-wide step, from noise to the move choice,
- * reads the whole list).  0, or -1 with a message. */
-static int root_widen(mcts_puct *s, puct_worker *w0, char *err, size_t errlen) {
-    mcts_node *root = mcts_tree_root(&s->tree);
-    if (!root_keeps_window(s)) return 0;
-    w0->widen_ev = s->ev;
-    int rc = widen(w0, root, &s->tree.root_pos, true);
-    w0->widen_ev = NULL;
-    if (rc < 0) snprintf(err, errlen, "%s", w0->sym_err);
-    return rc < 0 ? -1 : 0;
-}
-
-/* ---- the search ------------------------------------------------------------------------------ */
-static bool take_ticket(mcts_puct *s) {
-    if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return false;
-    if (s->cfg.solver && mcts_proof(mcts_tree_root(&s->tree)) != MCTS_PROOF_NONE) {
-        atomic_store(&s->stop, 1);                  /* the root is proven: nothing left to learn */
-        return false;
-    }
-    if (atomic_fetch_add_explicit(&s->started, 1, memory_order_relaxed) < s->target) return true;
-    return false;
-}
-
-static bool past_deadline(mcts_puct *s, uint64_t count) {
-    if (s->deadline > 0 && (count & 15) == 0 && mcts_now_s() >= s->deadline) {
-        atomic_store(&s->stop, 1);
-        return true;
-    }
-    return false;
-}
-
-/* Inline search: gather up to `batch` leaves, evaluate them with ev in one call, back them up.
- * The single-thread mode, and each thread of the per-thread-evaluator mode: there a leaf of
- * another thread may block every path for a moment (a collision with nothing gathered), so the
- * thread waits and tries again until the search stops. */
-static int search_inline(mcts_puct *s, puct_worker *w, mcts_evaluator *ev, char *err, size_t errlen,
-                         uint64_t *evals, uint64_t *batches) {
-    mcts_eval_item *items = malloc((size_t)w->nslots * sizeof *items);
-    if (!items) { snprintf(err, errlen, "out of memory"); return -1; }
-    bool ticket = false, shared = s->cfg.threads > 1;
-    int rc = 0, spins = 0;
-    w->ev = s->cfg.threads == 1 ? ev : NULL;       /* sym_visits: one thread only (puct.h) */
-    w->widen_ev = ev;
-    for (;;) {
-        int n = 0;
-        while (n < w->nslots) {
-            if (!ticket && !(ticket = take_ticket(s))) break;
-            int d = descend(w, &w->slots[n]);
-            if (d == D_FAILED) { snprintf(err, errlen, "%s", w->sym_err); rc = -1; break; }
-            if (d == D_SUBMIT) { n++; ticket = false; continue; }
-            if (d == D_DONE) { w->done++; ticket = false; past_deadline(s, w->done); continue; }
-            if (d == D_FULL) { w->full = 1; atomic_store(&s->stop, 1); ticket = false; break; }
-            w->collisions++;                 /* a leaf of this batch (or another thread's) is on the path: flush */
-            break;
-        }
-        if (rc != 0) {
-            for (int i = 0; i < n; i++) mcts_puct_abandon(w, &w->slots[i]);   /* PENDING: the tree is reset after */
-            atomic_store(&s->stop, 1);
-            break;
-        }
-        if (n == 0) {
-            if (!shared || !ticket || atomic_load_explicit(&s->stop, memory_order_relaxed)) break;
-            mcts_backoff(&spins);            /* another thread's leaf is in the way */
-            continue;
-        }
-        spins = 0;
-        for (int i = 0; i < n; i++) items[i] = w->slots[i].item;
-        if (mcts_evaluate(ev, items, n, err, errlen) != 0) {
-            for (int i = 0; i < n; i++) mcts_puct_abandon(w, &w->slots[i]);   /* PENDING: the tree is reset after */
-            atomic_store(&s->stop, 1);
-            rc = -1;
-            break;
-        }
-        (*evals) += (uint64_t)n;
-        (*batches)++;
-        for (int i = 0; i < n; i++) {
-            w->slots[i].item.value = items[i].value;
-            complete(w, &w->slots[i]);
-            w->done++;
-            past_deadline(s, w->done);
-        }
-    }
-    free(items);
-    return rc;
-}
-
-/* Worker thread (threads > 1): keep up to nslots leaves waiting in the batcher. */
-static void *worker_main(void *arg) {
-    puct_worker *w = arg;
-    mcts_puct *s = w->s;
-    bool ticket = false, no_more = false;
-    int waiting = 0, spins = 0;
-    for (;;) {
-        bool progress = false;
-        for (int i = 0; i < w->nslots && waiting; i++) {
-            mcts_request *r = &w->slots[i];
-            int st = mcts_request_state(r);
-            if (st == MCTS_REQ_DONE) {
-                if (complete(w, r)) {
-                    w->done++;
-                    past_deadline(s, w->done);
-                }
-                waiting--;
-                progress = true;
-            } else if (st == MCTS_REQ_FAILED) {
-                mcts_puct_abandon(w, r);     /* the node stays PENDING: the tree is reset after */
-                waiting--;
-                w->failed = 1;
-                atomic_store(&s->stop, 1);
-            }
-        }
-        if (!no_more && waiting < w->nslots) {
-            if (!ticket && !(ticket = take_ticket(s))) no_more = true;
-            if (ticket) {
-                int free_slot = 0;
-                while (mcts_request_state(&w->slots[free_slot]) != MCTS_REQ_FREE) free_slot++;
-                mcts_request *r = &w->slots[free_slot];
-                int d = descend(w, r);
-                if (d == D_SUBMIT || d == D_WIDEN) {
-                    while (!mcts_batcher_submit(&s->batcher, r)) sched_yield();   /* never full */
-                    waiting++;
-                    ticket = d == D_WIDEN;    /* a widening is no simulation: the ticket waits */
-                    progress = true;
-                } else if (d == D_DONE) {
-                    w->done++;
-                    ticket = false;
-                    progress = true;
-                    past_deadline(s, w->done);
-                } else if (d == D_FULL) {
-                    w->full = 1;
-                    ticket = false;
-                    atomic_store(&s->stop, 1);
-                } else {
-                    w->collisions++;          /* keep the ticket, retry after a pause */
-                }
-            }
-        }
-        if (atomic_load_explicit(&s->stop, memory_order_relaxed)) { no_more = true; ticket = false; }
-        if (no_more && !ticket && waiting == 0) break;
-        if (progress) spins = 0;
-        else mcts_backoff(&spins);
-    }
-    atomic_fetch_sub_explicit(&s->running, 1, memory_order_release);
-    return NULL;
-}
-
-/* What a search did, summed over its threads. */
-typedef struct { uint64_t evals, batches, done, collisions; int full; } search_counts;
-
-static void count_worker(search_counts *k, const puct_worker *w) {
-    k->evals += w->widened;
-    k->done += w->done;
-    k->collisions += w->collisions;
-    k->full |= w->full;
-}
-
-/* Start fn(&arg[i]) on nt threads (arg is an array of elements of size `size`); returns how
- * many started. */
-static int start_threads(pthread_t *th, int nt, void *(*fn)(void *), void *arg, size_t size) {
-    int started = 0;
-    for (int i = 0; i < nt; i++) {
-        if (pthread_create(&th[i], NULL, fn, (char *)arg + (size_t)i * size) != 0) break;
-        started++;
-    }
-    return started;
-}
-
-/* threads > 1 with one shared evaluator: nt workers submit leaves to the batcher, the caller
- * evaluates whatever is queued.  0, or -1 with a message. */
-static int search_batched(mcts_puct *s, search_counts *k, char *err, size_t errlen) {
-    int nt = s->cfg.threads, rc = 0;
-    puct_worker *ws = calloc((size_t)nt, sizeof *ws);
-    pthread_t *th = calloc((size_t)nt, sizeof *th);
-    int ok = ws && th;
-    for (int i = 0; ok && i < nt; i++) {
-        ok = worker_init(&ws[i], s, s->cfg.inflight, s->rng + (uint64_t)i + 1) == 0;
-        ws[i].widen_requests = true;      /* no evaluator at hand: windows widen through the batcher */
-    }
-    s->batcher.evals = s->batcher.batches = 0;
-    atomic_store(&s->batcher.failed, 0);
-    atomic_store(&s->running, nt);
-    int started = ok ? start_threads(th, nt, worker_main, ws, sizeof *ws) : 0;
-    atomic_fetch_sub(&s->running, nt - started);
-    if (started == 0) { rc = -1; snprintf(err, errlen, "cannot start search threads"); }
-    /* The caller serves evaluations until every worker has finished (they wait for their own
-     * leaves, and serve() never waits for a full batch: no deadlock). */
-    int idle = 0;
-    while (started && atomic_load_explicit(&s->running, memory_order_acquire) > 0) {
-        if (mcts_batcher_serve(&s->batcher) != 0) idle = 0;
-        else mcts_backoff(&idle);
-    }
-    while (mcts_batcher_serve(&s->batcher) > 0) {}
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    if (atomic_load(&s->batcher.failed)) { rc = -1; snprintf(err, errlen, "%s", s->batcher.err); }
-    k->evals += s->batcher.evals;
-    k->batches += s->batcher.batches;
-    for (int i = 0; ws && i < nt; i++) {
-        count_worker(k, &ws[i]);
-        worker_free(&ws[i]);
-    }
-    free(ws);
-    free(th);
-    s->rng = mcts_seed(s->rng + (uint64_t)nt);
-    return rc;
-}
-
-/* Whether threads > 1 search with an evaluator each (config thread_evaluators, and the
- * evaluator can be copied); the copies are made here, once.  When a copy cannot be made the
- * search falls back to the shared batcher (with one message on stderr). */
-static bool per_thread_evaluators(mcts_puct *s) {
-    int need = s->cfg.threads - 1;
-    if (!s->cfg.thread_evaluators || !s->ev->clone) return false;
-    if (s->ncopies >= need) return true;
-    if (s->ncopies < 0) return false;                    /* failed before */
-    mcts_evaluator **c = realloc(s->copies, (size_t)need * sizeof *c);
-    char why[256] = "out of memory";
-    if (c) {
-        s->copies = c;
-        while (s->ncopies < need && (c[s->ncopies] = mcts_evaluator_clone(s->ev, why, sizeof why))) s->ncopies++;
-    }
-    if (s->ncopies >= need) return true;
-    fprintf(stderr, "zertz: search: one evaluator for %d threads (cannot copy %s: %s)\n", s->cfg.threads,
-            s->ev->name ? s->ev->name : "it", why);
-    for (int i = 0; i < s->ncopies; i++) mcts_evaluator_free(s->copies[i]);
-    s->ncopies = -1;
-    return false;
-}
-
-typedef struct {
-    puct_worker w;
-    mcts_evaluator *ev;
-    uint64_t evals, batches;
-    int rc;
-    char err[256];
-} inline_job;
-
-static void *inline_main(void *arg) {
-    inline_job *j = arg;
-    j->rc = search_inline(j->w.s, &j->w, j->ev, j->err, sizeof j->err, &j->evals, &j->batches);
-    return NULL;
-}
-
-/* threads > 1 with an evaluator each: every thread (the caller is thread 0) gathers its own
- * batches and evaluates them itself, on the one shared tree.  0, or -1 with a message. */
-static int search_per_thread(mcts_puct *s, search_counts *k, char *err, size_t errlen) {
-    int nt = s->cfg.threads, rc = 0;
-    inline_job *js = calloc((size_t)nt, sizeof *js);
-    pthread_t *th = calloc((size_t)nt, sizeof *th);
-    int ok = js && th;
-    for (int i = 0; ok && i < nt; i++) {
-        ok = worker_init(&js[i].w, s, s->cfg.batch, s->rng + (uint64_t)i + 1) == 0;
-        js[i].ev = i == 0 ? s->ev : s->copies[i - 1];
-    }
-    int started = ok ? start_threads(th, nt - 1, inline_main, js + 1, sizeof *js) : 0;
-    if (ok) inline_main(&js[0]);
-    else { rc = -1; snprintf(err, errlen, "out of memory"); }
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    for (int i = 0; js && i < nt; i++) {
-        if (js[i].rc != 0 && rc == 0) { rc = -1; snprintf(err, errlen, "%s", js[i].err); }
-        k->evals += js[i].evals;
-        k->batches += js[i].batches;
-        count_worker(k, &js[i].w);
-        worker_free(&js[i].w);
-    }
-    free(js);
-    free(th);
-    s->rng = mcts_seed(s->rng + (uint64_t)nt);
-    return rc;
-}
-
-void mcts_puct_stop(mcts_puct *s) { atomic_store(&s->stop, 1); }
-
-int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mcts_search_stats *st,
-                     char *err, size_t errlen) {
-    double t0 = mcts_now_s();
-    mcts_tree *t = &s->tree;
-    mcts_node *root = mcts_tree_root(t);
-    if (st) memset(st, 0, sizeof *st);
-    if (atomic_load(&root->state) == MCTS_TERMINAL) return 0;
-    uint32_t have = mcts_stats_n(mcts_node_load(root));
-    uint64_t room = have < MCTS_MAX_VISITS ? MCTS_MAX_VISITS - have : 0;
-    if (sims == 0 && time_ms <= 0) sims = 1;
-    s->target = sims && sims < room ? sims : room;
-    atomic_store(&s->started, 0);
-    atomic_store(&s->stop, 0);
-    s->deadline = time_ms > 0 ? t0 + time_ms / 1000.0 : 0;
-    search_counts k = { 0, 0, 0, 0, 0 };
-    int rc = 0;
-    char ebuf[256] = "";
-
-    /* A new root is evaluated first, alone (it is simulation 1), so that noise can be mixed in. */
-    puct_worker w0;
-    int nslots0 = s->cfg.threads == 1 ? s->cfg.batch : 1;
-    if (worker_init(&w0, s, nslots0, s->rng)) { worker_free(&w0); snprintf(err, errlen, "out of memory"); return -1; }
-    s->rng = mcts_seed(s->rng ^ 0x5EA4C4ULL);
-    if (atomic_load(&root->state) == MCTS_NEW && s->target > 0) {
-        atomic_fetch_add(&s->started, 1);
-        descend(&w0, &w0.slots[0]);
-        mcts_eval_item it = w0.slots[0].item;
-        if (mcts_evaluate(s->ev, &it, 1, ebuf, sizeof ebuf) != 0) rc = -1;
-        else {
-            w0.slots[0].item.value = it.value;
-            complete(&w0, &w0.slots[0]);
-            k.evals++, k.batches++, k.done++;
-        }
-    }
-    if (rc == 0 && root_widen(s, &w0, ebuf, sizeof ebuf) != 0) rc = -1;
-    if (rc == 0 && root_symmetry(s, ebuf, sizeof ebuf) != 0) rc = -1;
-    if (rc == 0 && s->cfg.gumbel_m > 0 && sims > 0 && !gumbel_active(s))
-        mcts_puct_gumbel_root(s, s->target > 1 ? s->target - 1 : 1);
-    else if (rc == 0 && noise && s->cfg.noise_eps > 0) mcts_puct_root_noise(s);
-
-    if (rc == 0 && s->cfg.threads == 1) {
-        rc = search_inline(s, &w0, s->ev, ebuf, sizeof ebuf, &k.evals, &k.batches);
-        count_worker(&k, &w0);
-    } else if (rc == 0 && per_thread_evaluators(s)) {
-        rc = search_per_thread(s, &k, ebuf, sizeof ebuf);
-    } else if (rc == 0) {
-        rc = search_batched(s, &k, ebuf, sizeof ebuf);
-    }
-    worker_free(&w0);
-    if (st) {
-        st->iterations = k.done;
-        st->seconds = mcts_now_s() - t0;
-        st->nodes = mcts_arena_used(&t->nodes[t->cur]);
-        st->collisions = k.collisions;
-        st->evals = k.evals;
-        st->batches = k.batches;
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "evaluator %s: %s", s->ev->name ? s->ev->name : "?", ebuf);
-        zz_pos p = t->root_pos;
-        mcts_tree_reset(t, &p, true);        /* PENDING nodes may remain: start clean */
-        return -1;
-    }
-    if (k.full) { snprintf(err, errlen, "search tree is full"); return -1; }
-    return 0;
-}
-
 /* ---- move choice ---------------------------------------------------------------------------- */
 zz_move mcts_puct_pick(mcts_puct *s, double temperature) {
     const mcts_tree *t = &s->tree;
     const mcts_node *root = mcts_tree_root(t);
-    if (gumbel_active(s)) {                          /* the candidate sequential halving chose */
-        uint32_t visits[MCTS_GUMBEL_MAX];
-        double sigma[MCTS_GUMBEL_MAX];
-        gumbel_stats(s, visits, sigma, NULL);
-        int j = mcts_halving_best(&s->halving, sigma);
-        if (j >= 0) return mcts_tree_edges(t, root->edges)[j].move;
-    }
+    zz_move chosen = puct_gumbel_pick(s);            /* the candidate sequential halving chose */
+    if (chosen != ZZ_MOVE_NONE) return chosen;
     uint32_t k = 0;
     MCTS_FOR_EACH_CHILD(t, root, c) k++;
     if (k == 0) {

@@ -1,0 +1,88 @@
+/* puct_priors.c — priors changed after a node's expansion (puct_internal.h): Dirichlet noise at
+ * the root (self-play), and a node's priors and value replaced by their mean over the board's
+ * symmetries (root_syms, sym_visits: sym_eval.h).  Opened children's priors follow; the unopened
+ * edges are sorted again behind the opened ones. */
+#include "puct_internal.h"
+#include "sym_eval.h"
+#include "rand.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- root noise ----------------------------------------------------------------------------- */
+static int cmp_edge_desc(const void *a, const void *b) {
+    const mcts_edge *x = a, *y = b;
+    return x->prior < y->prior ? 1 : x->prior > y->prior ? -1 : 0;
+}
+
+void mcts_puct_root_noise(mcts_puct *s) {
+    mcts_tree *t = &s->tree;
+    mcts_node *root = mcts_tree_root(t);
+    if (root->noised || root->nedges == 0 || atomic_load(&root->state) != MCTS_EXPANDED) return;
+    int n = (int)root->nedges;
+    double *eta = malloc((size_t)n * sizeof *eta);
+    if (!eta) return;
+    mcts_dirichlet(s->cfg.noise_alpha_total / n, n, eta, &s->rng);
+    mcts_edge *e = mcts_tree_edges(t, root->edges);
+    double eps = s->cfg.noise_eps;
+    for (int i = 0; i < n; i++) e[i].prior = (float)((1 - eps) * e[i].prior + eps * eta[i]);
+    free(eta);
+    uint32_t open = atomic_load(&root->nopen);
+    MCTS_FOR_EACH_CHILD(t, root, c)
+        for (uint32_t i = 0; i < open; i++)
+            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
+    if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
+    root->noised = 1;
+}
+
+/* ---- priors averaged over symmetries (root_syms, sym_visits) ------------------------------------ */
+/* Replace an expanded node's edge priors (the node at position pos) by the mean of ev's over
+ * cfg.root_syms symmetries (sym_eval.h), tempered and renormalised over the kept edges as
+ * puct_expand() does, and its value by the mean value; opened children's priors follow, unopened edges
+ * are sorted again (the opened ones stay a prefix).  Once per node with two moves or more (not a
+ * forced node passed unevaluated); only while no other thread reads the node's edges.  0, or -1
+ * with the evaluator's message. */
+int puct_node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const zz_pos *pos, char *err,
+                       size_t errlen) {
+    mcts_tree *t = &s->tree;
+    if (node->sym_averaged || node->nedges < 2 || node->passed || atomic_load(&node->state) != MCTS_EXPANDED)
+        return 0;                                   /* one move, or forced and unevaluated: nothing to average */
+    node->sym_averaged = 1;
+    int n = (int)node->nedges;
+    mcts_edge *e = mcts_tree_edges(t, node->edges);
+    zz_move *moves = calloc((size_t)n, sizeof *moves);
+    float *avg = malloc((size_t)n * sizeof *avg);
+    float value = 0;
+    int rc = -1;
+    if (!moves || !avg) {
+        snprintf(err, errlen, "out of memory");
+    } else {
+        for (int i = 0; i < n; i++) moves[i] = e[i].move;
+        rc = mcts_eval_symmetric(ev, pos, moves, n, s->cfg.root_syms, avg, &value, err, errlen);
+    }
+    if (rc == 0) {
+        double sum = 0, inv_temp = 1.0 / s->cfg.prior_temp;
+        for (int i = 0; i < n; i++) {
+            double p = avg[i] > 0 ? avg[i] : 0;
+            if (inv_temp != 1.0 && p > 0) p = pow(p, inv_temp);
+            e[i].prior = (float)p;
+            sum += p;
+        }
+        for (int i = 0; i < n; i++) e[i].prior = sum > 0 ? (float)(e[i].prior / sum) : 1.0f / (float)n;
+        node->value = value;
+        uint32_t open = atomic_load(&node->nopen);
+        MCTS_FOR_EACH_CHILD(t, node, c)
+            for (uint32_t i = 0; i < open; i++)
+                if (e[i].move == c->move) { c->prior = e[i].prior; break; }
+        if (open < node->nedges) qsort(e + open, node->nedges - open, sizeof *e, cmp_edge_desc);
+    }
+    free(moves);
+    free(avg);
+    return rc;
+}
+
+/* The root's, before a search (root_syms > 1). */
+int puct_root_symmetry(mcts_puct *s, char *err, size_t errlen) {
+    if (s->cfg.root_syms < 2) return 0;
+    return puct_node_symmetry(s, s->ev, mcts_tree_root(&s->tree), &s->tree.root_pos, err, errlen);
+}
