@@ -186,7 +186,7 @@ static int search_batched(mcts_puct *s, search_counts *k, char *err, size_t errl
     atomic_store(&s->running, nt);
     int started = ok ? start_threads(th, nt, worker_main, ws, sizeof *ws) : 0;
     atomic_fetch_sub(&s->running, nt - started);
-    if (started == 0) { rc = -1; snprintf(err, errlen, "cannot start search threads"); }
+    if (started == 0) { rc = -1; snprintf(err, errlen, ok ? "cannot start search threads" : "out of memory"); }
     /* The caller serves evaluations until every worker has finished (they wait for their own
      * leaves, and serve() never waits for a full batch: no deadlock). */
     int idle = 0;
