@@ -152,7 +152,10 @@ int th_run_nofork(Suite *s) { return run_suite(s, false); }
 uint64_t th_seed(void) {
     const char *s = getenv("ZZ_TEST_SEED");
     uint64_t seed = s ? strtoull(s, NULL, 0) : ((uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)getpid();
-    return seed ? seed : 1;
+    if (!seed) seed = 1;
+    if (!s) fprintf(stderr, "random seed %llu (ZZ_TEST_SEED=%llu repeats this run)\n", (unsigned long long)seed,
+                    (unsigned long long)seed);
+    return seed;
 }
 
 double th_urand(uint64_t *rng) { return (double)(zz_rand(rng) >> 11) * (1.0 / 9007199254740992.0); }

@@ -43,7 +43,8 @@ void th_agent_plays(const char *spec, zz_board_kind board, int moves, uint64_t s
  * that fails fails the test. */
 bool th_same_answers(mcts_evaluator *a, mcts_evaluator *b, zz_board_kind board, int plies, uint64_t seed);
 
-/* A run's random seed: ZZ_TEST_SEED=<n> when set (to repeat a run), else fresh (time, pid); never 0. */
+/* A run's random seed: ZZ_TEST_SEED=<n> when set (to repeat a run), else fresh (time, pid) and
+ * printed on stderr, so that a failure seen once can be repeated; never 0. */
 uint64_t th_seed(void);
 /* Uniform in [0, 1). */
 double th_urand(uint64_t *rng);
