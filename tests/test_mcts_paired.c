@@ -50,7 +50,7 @@ START_TEST(logs_read_and_paired) {
         "game    5  B first   12 plies  B wins  (error: bestmove gave no move)\n"
         "game    4  A first   33 plies  B wins\n"
         "\n| default vs | games | ... |\nSPRT vs previous network: undecided\n";
-    const char *b_text = "strength: vs alpha-beta, same time (ab:64,time=1000)\n"    /* header last */
+    const char *b_text = "strength: vs ab:64,time=1000 (ab:64,time=1000)\n"    /* header last; --vs SPEC */
         "game    0  A first   32 plies  B wins\n"
         "game    1  B first   26 plies  A wins\n"
         "game    2  A first   30 plies  A wins\n"
@@ -64,6 +64,8 @@ START_TEST(logs_read_and_paired) {
     ck_assert_str_eq(a.player, "puct:default:1000000000,time=1000,threads=1");
     ck_assert(a.rings == 61 && a.openings == 3 && a.plies == 2 && a.seed == 4 && a.nrungs == 1);
     ck_assert_str_eq(a.rung[0].opponent, "alpha-beta, same time (ab:64,time=1000)");
+    ck_assert_str_eq(a.rung[0].spec, "ab:64,time=1000");
+    ck_assert(mcts_ladder_same_opponent(&a.rung[0], &b.rung[0]));
     ck_assert_int_eq(a.rung[0].ngames, 6);
     ck_assert_int_eq(b.rung[0].ngames, 5);
     ck_assert(mcts_ladder_same_openings(&a, &b, err, sizeof err));
@@ -100,6 +102,10 @@ START_TEST(bad_logs_refused) {
     ck_assert(read_text(HEADER("5") "strength: vs x\n", &b, err, sizeof err) == 0);
     ck_assert(!mcts_ladder_same_openings(&a, &b, why, sizeof why));
     ck_assert_str_eq(why, "seed 4 against 5");
+    mcts_ladder_rung x = { .opponent = "uct, same time (uct:1000000000,time=1000)", .spec = "uct:1000000000,time=1000" },
+                     y = { .opponent = "uct, 10x the time (uct:1000000000,time=10000)", .spec = "uct:1000000000,time=10000" },
+                     u = { .opponent = "no spec" }, v = { .opponent = "no spec" };
+    ck_assert(!mcts_ladder_same_opponent(&x, &y) && mcts_ladder_same_opponent(&u, &v) && !mcts_ladder_same_opponent(&u, &x));
     mcts_ladder_log_free(&a);
     mcts_ladder_log_free(&b);
 }

@@ -4,7 +4,7 @@
  *
  * Each pair is two logs of tools/strength (without --quiet, standard output and error together)
  * with the same board, openings and seed: A's and B's games against each opponent both logs
- * played are paired by number, and the games won by one player only are counted and given the
+ * played (the same agent spec: `--vs ab` and `--vs "ab:64,time=1000"` are one) are paired by number, and the games won by one player only are counted and given the
  * exact sign test.  With several pairs (several seeds), each is reported and then all pooled, per
  * opponent.  Logs that did not play the same openings are refused (exit 1); bad usage exits 2. */
 #include "cli.h"
@@ -31,7 +31,7 @@ static void usage(FILE *f) {
 
 /* Totals per opponent, pooled over the pairs. */
 typedef struct {
-    char opponent[256];
+    mcts_ladder_rung rung;          /* the opponent's name and spec */
     mcts_paired_counts c;
     int pairs;
 } pooled;
@@ -85,14 +85,15 @@ static int compare_pair(const char *pa, const char *pb, int k, pooled *pool, int
     int matched = 0;
     for (int i = 0; i < a.nrungs; i++)
         for (int j = 0; j < b.nrungs; j++) {
-            if (strcmp(a.rung[i].opponent, b.rung[j].opponent) != 0) continue;
+            if (!mcts_ladder_same_opponent(&a.rung[i], &b.rung[j])) continue;
             mcts_paired_counts c = mcts_paired_compare(&a.rung[i], &b.rung[j]);
             print_counts(a.rung[i].opponent, 0, &c);
             matched++;
             int p = 0;
-            while (p < *npool && strcmp(pool[p].opponent, a.rung[i].opponent) != 0) p++;
+            while (p < *npool && !mcts_ladder_same_opponent(&pool[p].rung, &a.rung[i])) p++;
             if (p == *npool && *npool < MCTS_LADDER_MAX_RUNGS) {
-                snprintf(pool[p].opponent, sizeof pool[p].opponent, "%s", a.rung[i].opponent);
+                pool[p].rung = a.rung[i];                 /* its name and spec (not its games) */
+                pool[p].rung.result = NULL;
                 (*npool)++;
             }
             if (p < *npool) { add_counts(&pool[p].c, &c); pool[p].pairs++; }
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
         if (compare_pair(argv[1 + 2 * k], argv[2 + 2 * k], k + 1, pool, &npool) != 0) return 1;
     if (npairs > 1) {
         printf("pooled:\n");
-        for (int p = 0; p < npool; p++) print_counts(pool[p].opponent, pool[p].pairs, &pool[p].c);
+        for (int p = 0; p < npool; p++) print_counts(pool[p].rung.opponent, pool[p].pairs, &pool[p].c);
     }
     return 0;
 }

@@ -7,6 +7,13 @@
 
 enum { LINE_MAX_LEN = 4096 };
 
+/* to[] = the n characters at from, cut to fit. */
+static void copy_text(char *to, size_t size, const char *from, size_t n) {
+    if (n >= size) n = size - 1;
+    memcpy(to, from, n);
+    to[n] = 0;
+}
+
 /* The header line's fields; false when it is not a ladder's first line. */
 static bool parse_header(const char *line, mcts_ladder_log *log) {
     static const char *const budgets[] = { ", fixed time per move, ", ", a fixed count per move, " };
@@ -74,10 +81,12 @@ int mcts_ladder_log_read(FILE *f, const char *name, mcts_ladder_log *log, char *
                 snprintf(err, errlen, "%s:%d: more than %d opponents", name, lineno, MCTS_LADDER_MAX_RUNGS);
                 return -1;
             }
-            char *name_to = log->rung[log->nrungs++].opponent;
-            size_t n = strlen(line + 13) < sizeof log->rung[0].opponent ? strlen(line + 13) : sizeof log->rung[0].opponent - 1;
-            memcpy(name_to, line + 13, n);
-            name_to[n] = 0;
+            mcts_ladder_rung *r = &log->rung[log->nrungs++];
+            copy_text(r->opponent, sizeof r->opponent, line + 13, strlen(line + 13));
+            size_t len = strlen(line);
+            const char *paren = strrchr(line + 13, '(');
+            if (len > 0 && line[len - 1] == ')' && paren)
+                copy_text(r->spec, sizeof r->spec, paren + 1, (size_t)(line + len - 1 - (paren + 1)));
             continue;
         }
         if (strncmp(line, "game ", 5) != 0) continue;       /* tables, SPRT lines, anything else */
@@ -117,6 +126,11 @@ int mcts_ladder_same_openings(const mcts_ladder_log *a, const mcts_ladder_log *b
     else if (a->openings != b->openings) snprintf(why, whylen, "%d openings against %d", a->openings, b->openings);
     else return 1;
     return 0;
+}
+
+int mcts_ladder_same_opponent(const mcts_ladder_rung *a, const mcts_ladder_rung *b) {
+    if (a->spec[0] && b->spec[0]) return !strcmp(a->spec, b->spec);
+    return !strcmp(a->opponent, b->opponent);
 }
 
 mcts_paired_counts mcts_paired_compare(const mcts_ladder_rung *a, const mcts_ladder_rung *b) {

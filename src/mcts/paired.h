@@ -25,6 +25,8 @@ enum { MCTS_GAME_MISSING = -1, MCTS_GAME_LOST = 0, MCTS_GAME_WON = 1, MCTS_GAME_
 /* One opponent's games: result[i] of game i, MCTS_GAME_*, for the measured player (A). */
 typedef struct {
     char opponent[256];             /* "alpha-beta, same time (ab:64,time=1000)" */
+    char spec[256];                 /* the agent spec in its last parentheses, "ab:64,time=1000" ("" if none):
+                                       rungs are the same opponent when their specs are equal */
     int ngames;                     /* result[0..ngames): one past the highest game number seen */
     signed char *result;
 } mcts_ladder_rung;
@@ -46,6 +48,10 @@ void mcts_ladder_log_free(mcts_ladder_log *log);
 
 /* Whether two logs played the same openings (board, number, length and seed); if not, why. */
 int mcts_ladder_same_openings(const mcts_ladder_log *a, const mcts_ladder_log *b, char *why, size_t whylen);
+
+/* Whether two rungs played the same opponent: the same agent spec (a ladder names `--vs ab` and
+ * `--vs "ab:64,time=1000"` differently), else, without specs, the same name. */
+int mcts_ladder_same_opponent(const mcts_ladder_rung *a, const mcts_ladder_rung *b);
 
 /* Two rungs compared game by game over the games both hold. */
 typedef struct {
