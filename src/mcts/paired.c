@@ -56,15 +56,12 @@ static void trim(mcts_ladder_rung *r) {
 
 /* A game line's number and result; -1 when the line does not parse. */
 static int parse_game(const char *line, int *index) {
-    char first, outcome[16];
-    int plies;
-    if (sscanf(line, "game %d %c first %d plies %15s", index, &first, &plies, outcome) != 4 || *index < 0 ||
-        *index >= MCTS_LADDER_MAX_GAMES || (first != 'A' && first != 'B'))
-        return -1;
-    if (!strcmp(outcome, "draw")) return MCTS_GAME_DRAWN;
-    if (!strcmp(outcome, "A") && strstr(line, " plies  A wins")) return MCTS_GAME_WON;
-    if (!strcmp(outcome, "B") && strstr(line, " plies  B wins")) return MCTS_GAME_LOST;
-    return -1;
+    char first, who[8], what[8];
+    int plies, words = sscanf(line, "game %d %c first %d plies %7s %7s", index, &first, &plies, who, what);
+    if (words < 4 || *index < 0 || *index >= MCTS_LADDER_MAX_GAMES || (first != 'A' && first != 'B')) return -1;
+    if (!strcmp(who, "draw")) return MCTS_GAME_DRAWN;
+    if (words < 5 || strcmp(what, "wins") != 0) return -1;
+    return !strcmp(who, "A") ? MCTS_GAME_WON : !strcmp(who, "B") ? MCTS_GAME_LOST : -1;
 }
 
 int mcts_ladder_log_read(FILE *f, const char *name, mcts_ladder_log *log, char *err, size_t errlen) {
