@@ -3,7 +3,8 @@
  * games: same games), SGF records that read back, the cmd: agent driving our own engine binary
  * ($ZZ_TOOLDIR/engine) and stopping programs that do not answer in time ($ZZ_CMD_TIMEOUT_MS), the
  * program itself and not just its shell, and
- * tools/arena's command line (ranges, usage errors, --help, --cmd-timeout). */
+ * tools/arena's command line (ranges, usage errors, --help, --cmd-timeout); every option the help
+ * lists, at and beyond the ends of its range, on each kind of agent. */
 #include "game/sgf.h"
 #include "helpers.h"
 #include "mcts/match.h"
@@ -50,6 +51,64 @@ START_TEST(agent_specs) {
     }
     ck_assert_ptr_null(mcts_agent_new("puct:weights/x.ckpt:100", 1, err, sizeof err));
     ck_assert_msg(strstr(err, "weights/x.ckpt") != NULL, "%s", err);
+}
+END_TEST
+
+/* Every option the help lists (mcts_agent_help: key, the kinds that take it, its range): the ends
+ * of its range are accepted by each agent kind that takes it, a value beyond either end is refused
+ * naming the option, and the kinds it is not for refuse it as unknown.  The help and the parser
+ * read one table (agent_options.c); this checks that they agree with each other and with the kinds
+ * column, row by row. */
+START_TEST(agent_options_table_agrees_with_the_help) {
+    char *text = NULL, err[256], spec[160];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    mcts_agent_help(f);
+    fclose(f);
+    const char *at = strstr(text, "options of uct and puct agents");
+    ck_assert_ptr_nonnull(at);
+    at = strchr(strchr(at, '\n') + 1, '\n') + 1;          /* past the heading's two lines */
+    const char *base[3] = { "uct:5", "puct:uniform:5", "ab:2" };
+    int rows = 0;
+    for (char line[512]; *at; at += strcspn(at, "\n") + (at[strcspn(at, "\n")] != 0)) {
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
+        if (strncmp(line, "  ", 2) || line[2] == ' ' || strlen(line) < 36) continue;
+        char key[32], kind[8] = "", range[40];
+        ck_assert_int_eq(sscanf(line + 2, "%31s", key), 1);
+        sscanf(line + 15, "%7[a-z]", kind);
+        ck_assert_int_eq(sscanf(line + 21, "%39s", range), 1);
+        double lo, hi;
+        if (!strcmp(range, "0..2^53")) lo = 0, hi = 9007199254740992.0;
+        else {
+            char *dots = strstr(range, "..");             /* "1..256": %lf alone would take "1." */
+            ck_assert_msg(dots != NULL, "%s: range '%s'", key, range);
+            *dots = 0;
+            lo = strtod(range, NULL);
+            hi = strtod(dots + 2, NULL);
+        }
+        bool takes[3] = { !strcmp(kind, "all") || !strcmp(kind, "uct") || !*kind,
+                          !strcmp(kind, "all") || !strcmp(kind, "puct") || !*kind, !strcmp(kind, "all") };
+        for (int k = 0; k < 3; k++) {
+            const double ok[2] = { lo, hi }, beyond[2] = { lo - 1, hi * 2 + 1 };
+            for (int e = 0; e < 2; e++) {
+                snprintf(spec, sizeof spec, "%s,%s=%.17g", base[k], key, ok[e]);
+                mcts_agent *a = mcts_agent_new(spec, 1, err, sizeof err);
+                if (takes[k]) {       /* parsed: only the weights may refuse it (prec=2 with uniform) */
+                    ck_assert_msg(a || (!strstr(err, "unknown option") && !strstr(err, "expected")), "%s: %s", spec, err);
+                } else {
+                    ck_assert_msg(!a && strstr(err, "unknown option"), "%s: %s", spec, a ? "accepted" : err);
+                }
+                mcts_agent_free(a);
+                snprintf(spec, sizeof spec, "%s,%s=%.17g", base[k], key, beyond[e]);
+                ck_assert_msg(mcts_agent_new(spec, 1, err, sizeof err) == NULL, "%s accepted", spec);
+                ck_assert_msg(strstr(err, takes[k] ? key : "unknown option"), "%s: %s", spec, err);
+            }
+        }
+        rows++;
+    }
+    ck_assert_int_ge(rows, 40);
+    free(text);
 }
 END_TEST
 
@@ -761,6 +820,7 @@ static Suite *suite(void) {
     tcase_add_test(t, match_writes_sgf);
     tcase_add_test(t, cmd_agent_plays_our_engine);
     tcase_add_test(t, agent_spec_ranges);
+    tcase_add_test(t, agent_options_table_agrees_with_the_help);
     tcase_add_test(t, cmd_agent_times_out);
     tcase_add_test(t, cmd_agent_stop_ends_the_program);
     tcase_add_test(t, arena_tool_command_line);
