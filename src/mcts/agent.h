@@ -15,28 +15,14 @@
  *   cmd:PROGRAM                an external engine speaking our protocol (PROTOCOL.md), run with
  *                              /bin/sh -c (so PROGRAM may hold arguments, commas included)
  *
- * Options (comma-separated after the budget): threads=N seed=S time=MS game=MS reuse=0|1 win=0|1
- * (time: per move; game: a budget for the whole game, spread by mcts_move_time_ms);
- * for uct: c=, fpu=, pwc=, pwa=, vl=; for puct: c=, fpu=, fpuroot=, batch=, inflight=, threadev=0|1, vl=,
- * noise=0|1, eps=, alpha=, temp=, tempplies=, full=, fast=, maxchildren=, ptemp= (priors as
- * p^(1/ptemp), renormalised; default 1), forceprior= (priors of placements that force the next
- * player to capture times 1 + forceprior, renormalised; default 0), forced=0|1, solver=0|1 (prove won
- * and lost positions in the tree, proof.h), mix= (leaf values
- * blended with random rollouts, weight 0..1: mcts_eval_mix_new), rollouts= (per leaf, default 1),
- * abmix= (leaf values blended with alpha-beta, weight 0..1: mcts_eval_abmix_new), abscale= (400),
- * abdepth= (0: capture quiescence, the default), quiet=N (leaves where the mover must capture
- * valued after the exchange, every capture played out to quiet positions and the network's values
- * there minimaxed, capture trees of at most N positions: mcts_eval_quiet_new; 0, the default: off),
- * tactic=P (a placement whose exchange gains tacticmargin= points, default 100, by alpha-beta's
- * capture quiescence gets a prior of at least P, at the root and tacticdepth= plies below, default
- * 1: tactic.h; 0, the default: off), guard= (the share of a move's time for an
- * alpha-beta guard that replaces PUCT's move when alpha-beta finds it worse by guardmargin= points,
- * default 100; guarddepth= plies, default 2, for a move with a simulation budget; guardtop=K,
- * default 0: alpha-beta after PUCT over PUCT's move and its K most visited others only; guard.h).
- * cache=N (a network's answers kept for N positions, met again in a search or a later one of the
- * game: eval_cache.h; default MCTS_EVAL_CACHE_DEFAULT, 0: none); leafsym=1 (the network sees each
- * position under a symmetry of the board drawn from its hash, the answer mapped back: eval_net.h;
- * default 0).
+ * Options (comma-separated after the budget, key=value): one table in agent_options.c gives each
+ * option's key, the kinds of agent that take it (uct, puct; ab takes time=, game= and seed=), its
+ * range, its line of help and the fields it sets; `tools/arena --help` prints them all with their
+ * defaults.  time= is per move; game= a budget for the whole game, spread by mcts_move_time_ms.
+ * The puct options that wrap the evaluator: mix= (random rollouts, mcts_eval_mix_new), abmix=
+ * (alpha-beta, mcts_eval_abmix_new), quiet= (leaves in the middle of an exchange, mcts_eval_quiet_new);
+ * those that change the search: puct.h's config; the alpha-beta guard (guard=, guardtop=, ...):
+ * guard.h; cache= (eval_cache.h) and leafsym= (eval_net.h): the network evaluator's.
  * Every option has a range (mcts_agent_help prints them with their defaults); a value out of range,
  * not a number, or a fraction for a whole-number option is refused with a message.
  *
