@@ -162,9 +162,9 @@ static void set_option(mcts_agent *a, const agent_option *o, double v) {
     if (!strcmp(o->key, "guardtop")) a->guard_top_given = true;
 }
 
-/* Option o's value in a (for the help's defaults): its first field of a's kind. */
+/* Option o's value in a (for the help's defaults): its first field of a's kind (guardpar=: its default is
+ * described in words by help_option, not read). */
 static double get_option(const mcts_agent *a, const agent_option *o) {
-    if (!strcmp(o->key, "guardpar")) return agent_guard_in_parallel(a);
     for (int i = 0; i < 2; i++) {
         const option_field *f = &o->field[i];
         if (!(f->kinds & kind_bit(a->kind))) continue;
