@@ -750,7 +750,7 @@ static void cpu_finish_step(nn_model *m, nn_sgd *o, const nn_batch *b, double vw
 {
     char err[320];
     nn_model_zero_grad(m);
-    ck_assert_msg(!nn_loss(m, b, vw, true, out, err, sizeof err), "%s", err);
+    ck_assert_msg(!nn_loss(m, b, vw, 0.0, true, out, err, sizeof err), "%s", err);
     out->l2 = nn_sgd_l2(o, m);
     out->total += out->l2;
     nn_sgd_step(o, m);

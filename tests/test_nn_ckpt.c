@@ -1,5 +1,7 @@
 /* test_nn_ckpt.c — checkpoints: save -> load -> forward is bit-identical (float and double, with
- * SGD momenta and step), and damaged, truncated, foreign or mismatched files are clear errors. */
+ * SGD momenta and step), and damaged, truncated, foreign or mismatched files are clear errors;
+ * the captures head survives the round trip, is added to a network without changing its play, and
+ * files made before the head load without it. */
 #include "helpers.h"
 #include <check.h>
 #ifdef _OPENMP
@@ -153,6 +155,67 @@ START_TEST(round_trip_is_bit_identical)
 }
 END_TEST
 
+START_TEST(captures_head_round_trip_and_added)
+{
+    make_dir();
+    char err[512], path[400];
+    snprintf(path, sizeof path, "%s/aux.ckpt", dir);
+    nn_config c = small(ZZ_B48);
+    nn_model *plain = nn_model_create(&c, NN_F32, 5, err, sizeof err);
+    ck_assert(plain);
+    int N = 3, P = plain->geom.ncells;
+    float *x = malloc(sizeof(float) * N * P * NN_PLANES);
+    inputs(plain, x, N);
+    ck_assert(!nn_model_forward(plain, x, N, false, err, sizeof err));
+    ck_assert(nn_model_aux(plain) == NULL);
+    /* added: the same play, a head more */
+    nn_model *m = nn_model_with_aux(plain, 9, err, sizeof err);
+    ck_assert_msg(m, "%s", err);
+    ck_assert_int_eq(m->cfg.aux_outputs, NN_AUX);
+    ck_assert_int_eq((int)m->nparams, (int)plain->nparams + c.value_hidden * NN_AUX + NN_AUX);
+    ck_assert(!nn_model_forward(m, x, N, false, err, sizeof err));
+    size_t nl = (size_t)N * P * NN_HEADS * sizeof(float);
+    ck_assert(!memcmp(nn_model_logits(m), nn_model_logits(plain), nl));
+    ck_assert(!memcmp(nn_model_values(m), nn_model_values(plain), N * sizeof(float)));
+    ck_assert(nn_model_with_aux(m, 9, err, sizeof err) == NULL && strstr(err, "already"));
+    /* a step that moves the head, then the round trip */
+    ck_assert(!nn_model_forward(m, x, N, true, err, sizeof err));
+    ck_assert(!nn_model_begin_backward(m, NULL, NULL, err, sizeof err));
+    float *da = nn_model_aux_grad(m);
+    ck_assert(da);
+    for (int i = 0; i < N * NN_AUX; i++) da[i] = 0.1f * (float)(i % 5 - 2);
+    nn_model_zero_grad(m);
+    ck_assert(!nn_model_backward(m, err, sizeof err));
+    nn_sgd o;
+    nn_sgd_default(&o);
+    o.warmup = 0;
+    nn_sgd_step(&o, m);
+    ck_assert(!nn_model_forward(m, x, N, false, err, sizeof err));
+    float a0[3 * NN_AUX];
+    memcpy(a0, nn_model_aux(m), sizeof a0);
+    ck_assert_msg(!nn_checkpoint_save(path, m, 7, true, err, sizeof err), "%s", err);
+    nn_model *m2 = nn_checkpoint_load(path, NN_F32, NULL, err, sizeof err);
+    ck_assert_msg(m2, "%s", err);
+    ck_assert_int_eq(m2->cfg.aux_outputs, NN_AUX);
+    ck_assert(!memcmp(m->param, m2->param, m->nparams * m->esize));
+    ck_assert(!memcmp(m->mom, m2->mom, m->nparams * m->esize));
+    ck_assert(!nn_model_forward(m2, x, N, false, err, sizeof err));
+    ck_assert(!memcmp(a0, nn_model_aux(m2), sizeof a0));
+    /* into a network without the head: refused, naming it */
+    ck_assert(nn_checkpoint_load_into(plain, path, NULL, err, sizeof err) == -1);
+    ck_assert_msg(strstr(err, "captures head 6") && strstr(err, "captures head 0"), "%s", err);
+    /* a file made before the head (the shipped networks) loads without it */
+    nn_config shipped;
+    ck_assert_msg(!nn_checkpoint_info("weights/zertz37.ckpt", &shipped, NULL, NULL, err, sizeof err), "%s", err);
+    ck_assert_int_eq(shipped.aux_outputs, 0);
+    nn_model_free(plain);
+    nn_model_free(m);
+    nn_model_free(m2);
+    free(x);
+    remove_dir();
+}
+END_TEST
+
 START_TEST(damaged_files_are_rejected)
 {
     make_dir();
@@ -258,6 +321,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, round_trip_is_bit_identical);
     tcase_add_test(tc, damaged_files_are_rejected);
+    tcase_add_test(tc, captures_head_round_trip_and_added);
     suite_add_tcase(s, tc);
     return th_run(s);
 }

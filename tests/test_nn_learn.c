@@ -85,7 +85,7 @@ START_TEST(fits_a_fixed_set)
     nn_loss_parts p;
     double first = 0, last = 0;
     for (int step = 0; step < FIT_STEPS; step++) {
-        ck_assert_msg(!nn_train_step(m, &o, &b, 1.0, &p, err, sizeof err), "%s", err);
+        ck_assert_msg(!nn_train_step(m, &o, &b, 1.0, 0.0, &p, err, sizeof err), "%s", err);
         double excess = p.policy - h + p.value;        /* KL + MSE: 0 at a perfect fit */
         if (step == 0) first = excess;
         last = excess;
@@ -142,7 +142,7 @@ START_TEST(learns_capture_pending)
             s[k] = (nn_sample){ train[i], &one[i], 1, zz_must_capture(&train[i]) ? 1.0f : -1.0f };
         }
         ck_assert(!nn_batch_build(&b, &m->geom, s, LAB_BATCH, NULL, &rng, err, sizeof err));
-        ck_assert(!nn_train_step(m, &o, &b, 1.0, NULL, err, sizeof err));
+        ck_assert(!nn_train_step(m, &o, &b, 1.0, 0.0, NULL, err, sizeof err));
     }
     nn_infer *inf = nn_infer_create(m, err, sizeof err);
     float v[LAB_TEST];
@@ -256,7 +256,7 @@ START_TEST(equivariant_after_augmentation)
             s[k] = (nn_sample){ train[i], vis[i], nvis[i], zz_must_capture(&train[i]) ? 1.0f : -1.0f };
         }
         ck_assert(!nn_batch_build(&b, &m->geom, s, SYM_BATCH, NULL, &rng, err, sizeof err));
-        ck_assert(!nn_train_step(m, &o, &b, 1.0, NULL, err, sizeof err));
+        ck_assert(!nn_train_step(m, &o, &b, 1.0, 0.0, NULL, err, sizeof err));
     }
     ck_assert(!nn_infer_update(inf, m, err, sizeof err));
     equivariance_error(inf, test, SYM_TEST, &ep1, &ev1);

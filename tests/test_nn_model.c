@@ -1,5 +1,6 @@
-/* test_nn_model.c — the whole network: its gradient (policy cross-entropy + value MSE through the
- * tape) against central finite differences in double precision on all three boards; the float
+/* test_nn_model.c — the whole network: its gradient (policy cross-entropy + value MSE, and the
+ * captures head's masked MSE, through the tape) against central finite differences in double
+ * precision on all three boards, with and without the captures head; the float
  * model against the double one; the folded inference net against the model's inference forward;
  * batch independence of inference. */
 #include "helpers.h"
@@ -57,6 +58,13 @@ static void make_samples(sample_set *ss, zz_board_kind kind, int n, uint64_t see
         ss->s[i].visits = ss->visits[i];
         ss->s[i].nvisits = random_visits(&ss->pos[i], &rng, ss->visits[i], 6);
         ss->s[i].z = (float)((int)zz_rand_below(&rng, 3) - 1);
+        nn_final_caps *f = &ss->s[i].fin;           /* every third sample's unknown */
+        f->known = i % 3 != 2;
+        for (int c = 0; c < 3; c++) {
+            const zz_pos *q = &ss->pos[i];
+            int total = q->pool[c] + zz_popcount(q->marble[c]) + q->cap[0][c] + q->cap[1][c];
+            for (int side = 0; side < 2; side++) f->cap[side][c] = (uint8_t)zz_rand_below(&rng, (uint32_t)total / 2 + 1);
+        }
     }
 }
 
@@ -77,15 +85,17 @@ static double loss_of(nn_model *m, const nn_batch *b)
     char err[256];
     nn_loss_parts p;
     ck_assert_msg(!nn_model_forward(m, b->x, b->n, true, err, sizeof err), "%s", err);
-    ck_assert_msg(!nn_loss(m, b, 0.7, false, &p, err, sizeof err), "%s", err);
+    ck_assert_msg(!nn_loss(m, b, 0.7, 0.4, false, &p, err, sizeof err), "%s", err);
     return p.total;
 }
 
 START_TEST(model_gradient_finite_differences)
 {
     char err[256];
-    for (int kind = 0; kind < ZZ_NBOARDS; kind++) {
+    for (int run = 0; run < 2 * ZZ_NBOARDS; run++) {
+        int kind = run % ZZ_NBOARDS;
         nn_config c = small_config((zz_board_kind)kind);
+        c.aux_outputs = run < ZZ_NBOARDS ? 0 : NN_AUX;      /* the second round with the captures head */
         nn_model *m = nn_model_create(&c, NN_F64, 7 + kind, err, sizeof err);
         ck_assert_msg(m, "%s", err);
         sample_set ss;
@@ -97,8 +107,9 @@ START_TEST(model_gradient_finite_differences)
         ck_assert(!nn_model_forward(m, b.x, b.n, true, err, sizeof err));
         nn_model_zero_grad(m);
         nn_loss_parts parts;
-        ck_assert_msg(!nn_loss(m, &b, 0.7, true, &parts, err, sizeof err), "%s", err);
+        ck_assert_msg(!nn_loss(m, &b, 0.7, 0.4, true, &parts, err, sizeof err), "%s", err);
         ck_assert(parts.policy > 0 && parts.value >= 0);
+        ck_assert(c.aux_outputs ? parts.aux > 0 : parts.aux == 0);
         double *ga = malloc(sizeof(double) * m->nparams);
         memcpy(ga, m->grad, sizeof(double) * m->nparams);
         /* numeric, every parameter of every view */
@@ -122,8 +133,8 @@ START_TEST(model_gradient_finite_differences)
                 if (e > worst) { worst = e; worst_k = k; }
                 checked++;
             }
-            ck_assert_msg(worst < 1e-5, "board %d %s[%zu]: relative error %.3g (analytic %.9g)",
-                          kind, view->name, worst_k, worst, ga[view->offset + worst_k]);
+            ck_assert_msg(worst < 1e-5, "board %d aux %d %s[%zu]: relative error %.3g (analytic %.9g)",
+                          kind, c.aux_outputs, view->name, worst_k, worst, ga[view->offset + worst_k]);
         }
         ck_assert_int_eq(checked, (int)m->nparams);
         free(ga);
@@ -151,6 +162,7 @@ START_TEST(float_model_matches_double)
         nn_config_default(&c, (zz_board_kind)kind);
         c.channels = 32;
         c.blocks = 2;
+        c.aux_outputs = NN_AUX;
         nn_model *md = nn_model_create(&c, NN_F64, 5, err, sizeof err);
         nn_model *mf = nn_model_create(&c, NN_F32, 6, err, sizeof err);
         ck_assert(md && mf);
@@ -166,13 +178,16 @@ START_TEST(float_model_matches_double)
             size_t nl = (size_t)b.n * md->geom.ncells * NN_HEADS;
             double el = max_rel(nn_model_logits(mf), nn_model_logits(md), nl);
             double ev = max_rel(nn_model_values(mf), nn_model_values(md), (size_t)b.n);
-            ck_assert_msg(el < 1e-4 && ev < 1e-4, "board %d train %d: logits %.3g values %.3g", kind, train, el, ev);
+            double ea = max_rel(nn_model_aux(mf), nn_model_aux(md), (size_t)b.n * NN_AUX);
+            ck_assert_msg(el < 1e-4 && ev < 1e-4 && ea < 1e-4, "board %d train %d: logits %.3g values %.3g captures %.3g",
+                          kind, train, el, ev, ea);
         }
         nn_model_zero_grad(md);
         nn_model_zero_grad(mf);
         nn_loss_parts pd, pf;
-        ck_assert(!nn_loss(md, &b, 1.0, true, &pd, err, sizeof err));
-        ck_assert(!nn_loss(mf, &b, 1.0, true, &pf, err, sizeof err));
+        ck_assert(!nn_loss(md, &b, 1.0, 0.5, true, &pd, err, sizeof err));
+        ck_assert(!nn_loss(mf, &b, 1.0, 0.5, true, &pf, err, sizeof err));
+        ck_assert(pd.aux > 0);
         ck_assert_msg(fabs(pd.total - pf.total) < 1e-4 * fabs(pd.total), "loss %g vs %g", pd.total, pf.total);
         for (int v = 0; v < md->nviews; v++) {
             const nn_view *view = &md->views[v];

@@ -168,7 +168,7 @@ static void run_fwd_bwd(void *p)
     ctx_t *c = p;
     nn_model_forward(c->m, c->b->x, c->N, true, NULL, 0);
     nn_model_zero_grad(c->m);
-    nn_loss(c->m, c->b, 1.0, true, NULL, NULL, 0);
+    nn_loss(c->m, c->b, 1.0, 0.0, true, NULL, NULL, 0);
 }
 static void run_conv_fwd(void *p) { ctx_t *c = p; nn_conv_forward_f(c->y, c->x, c->w, c->g, c->N, c->C, c->C); }
 static void run_conv_bwd(void *p) { ctx_t *c = p; nn_conv_backward_f(c->dx, c->dw, c->y, c->x, c->w, c->g, c->N, c->C, c->C); }
@@ -335,7 +335,7 @@ static void run_gpu_step(void *p)
     char err[320] = "";
     gpu_failed(t, zzt_net_train_step(t->net, &t->sgd, t->b, -1, 1.0, NULL, err, sizeof err), "training step", err);
 }
-static void run_cpu_step(void *p) { train_ctx *t = p; nn_train_step(t->m, &t->sgd, t->b, 1.0, NULL, NULL, 0); }
+static void run_cpu_step(void *p) { train_ctx *t = p; nn_train_step(t->m, &t->sgd, t->b, 1.0, 0.0, NULL, NULL, 0); }
 static void run_gpu_conv(void *p)
 {
     train_ctx *t = p;

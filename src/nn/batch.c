@@ -32,7 +32,7 @@ void nn_batch_init(nn_batch *b)
 
 void nn_batch_free(nn_batch *b)
 {
-    free(b->x); free(b->z); free(b->sym); free(b->start);
+    free(b->x); free(b->z); free(b->aux); free(b->aux_known); free(b->sym); free(b->start);
     free(b->moves); free(b->term); free(b->pi);
     free(b->lut); free(b->scratch);
     nn_batch_init(b);
@@ -45,11 +45,15 @@ static int reserve_samples(nn_batch *b, int n)
     if (x) b->x = x;
     float *z = realloc(b->z, sizeof(float) * (size_t)n);
     if (z) b->z = z;
+    float *aux = realloc(b->aux, sizeof(float) * (size_t)n * NN_AUX);
+    if (aux) b->aux = aux;
+    uint8_t *known = realloc(b->aux_known, (size_t)n);
+    if (known) b->aux_known = known;
     uint8_t *sym = realloc(b->sym, (size_t)n);
     if (sym) b->sym = sym;
     int *start = realloc(b->start, sizeof(int) * ((size_t)n + 1));
     if (start) b->start = start;
-    if (!x || !z || !sym || !start) return -1;
+    if (!x || !z || !aux || !known || !sym || !start) return -1;
     b->cap = n;
     return 0;
 }
@@ -67,6 +71,20 @@ static int reserve_moves(nn_batch *b, int n)
     if (pi) b->pi = pi;
     if (!mv || !term || !pi) return -1;
     b->moves_cap = cap;
+    return 0;
+}
+
+int nn_aux_target(const zz_pos *pos, const nn_final_caps *fin, float t[NN_AUX])
+{
+    for (int c = 0; c < 3; c++) {
+        int total = pos->pool[c] + zz_popcount(pos->marble[c]) + pos->cap[0][c] + pos->cap[1][c];
+        if (fin->cap[0][c] + fin->cap[1][c] > total) return -1;
+        for (int s = 0; s < 2; s++) {
+            int end = fin->cap[s][c];       /* may be below pos's: with the pool empty a player places its own */
+            if (end > total || total == 0) return -1;
+            t[s * 3 + c] = (float)end / (float)total;
+        }
+    }
     return 0;
 }
 
@@ -103,6 +121,12 @@ int nn_batch_build(nn_batch *b, const nn_geom *g, const nn_sample *s, int n, con
         nn_encode(g, &q, b->x + (size_t)i * P * NN_PLANES);
         b->sym[i] = (uint8_t)k;
         b->z[i] = sm->z;
+        b->aux_known[i] = sm->fin.known != 0;
+        if (!sm->fin.known) memset(b->aux + (size_t)i * NN_AUX, 0, sizeof(float) * NN_AUX);
+        else if (nn_aux_target(&sm->pos, &sm->fin, b->aux + (size_t)i * NN_AUX)) {
+            nn_set_err(err, errlen, "sample %d: its game's final captures cannot follow the position", i);
+            return -1;
+        }
         int nm = zz_gen_moves(&q, b->scratch);
         if (reserve_moves(b, b->nmoves + nm)) goto oom;
         int base = b->nmoves;

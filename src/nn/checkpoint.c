@@ -65,6 +65,7 @@ int nn_checkpoint_save(const char *path, const nn_model *m, long step, bool with
     nn_put_u64(&b, (uint64_t)step);
     nn_put_u32(&b, with_momenta ? 1 : 0);
     nn_put_u32(&b, (uint32_t)ntensors);
+    nn_put_u32(&b, (uint32_t)c->aux_outputs);
     while (b.n < h0 + HEADER_BYTES) nn_put_u8(&b, 0);
     for (int i = 0; i < m->nviews; i++) {
         const nn_view *v = &m->views[i];
@@ -168,6 +169,7 @@ static unsigned char *read_checked(const char *path, size_t *len, header *h, nn_
     h->step = (long)nn_get_u64(r);
     h->momenta = nn_get_u32(r) & 1;
     h->ntensors = nn_get_u32(r);
+    h->cfg.aux_outputs = hbytes >= 60 ? (int)nn_get_u32(r) : 0;   /* zero padding in files before the head */
     r->at = h0 + hbytes;
     if (dtype > 1) { nn_set_err(err, errlen, "%s: unknown element type %u", path, dtype); goto fail; }
     h->dtype = dtype ? NN_F64 : NN_F32;
@@ -263,10 +265,10 @@ int nn_checkpoint_load_into(nn_model *m, const char *path, long *step, char *err
     int rc = -1;
     if (!nn_config_same_arch(&h.cfg, &m->cfg)) {
         nn_set_err(err, errlen, "%s: architecture mismatch: file has board %d, %d blocks × %d channels "
-                   "(policy %d, value %d/%d); the model has board %d, %d × %d (policy %d, value %d/%d)",
+                   "(policy %d, value %d/%d, captures head %d); the model has board %d, %d × %d (policy %d, value %d/%d, captures head %d)",
                    path, (int)h.cfg.board, h.cfg.blocks, h.cfg.channels, h.cfg.policy_channels,
-                   h.cfg.value_channels, h.cfg.value_hidden, (int)m->cfg.board, m->cfg.blocks,
-                   m->cfg.channels, m->cfg.policy_channels, m->cfg.value_channels, m->cfg.value_hidden);
+                   h.cfg.value_channels, h.cfg.value_hidden, h.cfg.aux_outputs, (int)m->cfg.board, m->cfg.blocks,
+                   m->cfg.channels, m->cfg.policy_channels, m->cfg.value_channels, m->cfg.value_hidden, m->cfg.aux_outputs);
     } else if (!load_tensors(m, &h, &r, path, err, errlen)) {
         m->cfg.bn_momentum = h.cfg.bn_momentum;
         m->cfg.bn_eps = h.cfg.bn_eps;

@@ -4,7 +4,8 @@
  *   "ZZNNCKPT"  u32 version  u32 header_bytes(=64)
  *   header: u32 dtype (0 float32, 1 float64), u32 board, u32 input planes, u32 channels,
  *           u32 blocks, u32 policy channels, u32 value channels, u32 value hidden,
- *           f32 bn momentum, f32 bn eps, u64 SGD step, u32 flags (1: momenta), u32 tensors
+ *           f32 bn momentum, f32 bn eps, u64 SGD step, u32 flags (1: momenta), u32 tensors,
+ *           u32 captures head outputs (0 or NN_AUX; zero padding in files made before it)
  *           (+ zero padding to header_bytes)
  *   tensors: u8 kind (0 parameter, 1 BN statistic, 2 SGD momentum), u8 name length, name,
  *            u8 ndim, u32 dims[ndim], then the elements in the file's dtype

@@ -1,4 +1,5 @@
-/* loss.c — the policy cross-entropy over legal moves and the value MSE, with their gradients,
+/* loss.c — the policy cross-entropy over legal moves, the value MSE and the captures head's
+ * masked MSE, with their gradients,
  * over `real` (see policy.h). */
 #include "nn/policy.h"
 #include <math.h>
@@ -56,6 +57,24 @@ double NN_R(nn_value_loss)(const real *v, real *dv, const float *z, int n, doubl
         if (dv) dv[i] += (real)(weight * 2 * d / n);
     }
     return n ? (double)(total / n) : 0.0;
+}
+
+double NN_R(nn_aux_loss)(const real *a, real *da, const float *t, const uint8_t *known, int n, double weight)
+{
+    int nk = 0;
+    for (int i = 0; i < n; i++) nk += known[i] != 0;
+    if (!nk) return 0.0;
+    acc_t total = 0, scale = weight * 2 / ((acc_t)nk * NN_AUX);
+    for (int i = 0; i < n; i++) {
+        if (!known[i]) continue;
+        for (int k = 0; k < NN_AUX; k++) {
+            size_t j = (size_t)i * NN_AUX + k;
+            acc_t d = (acc_t)a[j] - t[j];
+            total += d * d;
+            if (da) da[j] += (real)(scale * d);
+        }
+    }
+    return (double)(total / ((acc_t)nk * NN_AUX));
 }
 
 #endif

@@ -29,6 +29,7 @@ int nn_config_check(const nn_config *c, char *err, size_t errlen)
     if (c->policy_channels < 1 || c->policy_channels > 1024) { nn_set_err(err, errlen, "policy channels %d not in 1..1024", c->policy_channels); return -1; }
     if (c->value_channels < 1 || c->value_channels > 64) { nn_set_err(err, errlen, "value channels %d not in 1..64", c->value_channels); return -1; }
     if (c->value_hidden < 1 || c->value_hidden > 4096) { nn_set_err(err, errlen, "value hidden %d not in 1..4096", c->value_hidden); return -1; }
+    if (c->aux_outputs != 0 && c->aux_outputs != NN_AUX) { nn_set_err(err, errlen, "captures head outputs %d: 0 or %d", c->aux_outputs, NN_AUX); return -1; }
     if (!(c->bn_momentum >= 0 && c->bn_momentum <= 1)) { nn_set_err(err, errlen, "bn momentum not in [0,1]"); return -1; }
     if (!(c->bn_eps > 0 && c->bn_eps < 1)) { nn_set_err(err, errlen, "bn eps not in (0,1)"); return -1; }
     return 0;
@@ -38,7 +39,7 @@ bool nn_config_same_arch(const nn_config *a, const nn_config *b)
 {
     return a->board == b->board && a->channels == b->channels && a->blocks == b->blocks &&
            a->policy_channels == b->policy_channels && a->value_channels == b->value_channels &&
-           a->value_hidden == b->value_hidden;
+           a->value_hidden == b->value_hidden && a->aux_outputs == b->aux_outputs;
 }
 
 /* ---- views ------------------------------------------------------------------------------------ */
@@ -105,6 +106,11 @@ static void build_views(nn_model *m)
     m->val_fc1_b = add_view(m, K_PARAM, 1, &c->value_hidden, "value.fc1.b");
     m->val_fc2 = add_conv(m, 1, c->value_hidden, 1, "value.fc2.w");
     m->val_fc2_b = add_view(m, K_PARAM, 1, &one, "value.fc2.b");
+    m->aux_fc = m->aux_fc_b = -1;
+    if (c->aux_outputs) {               /* last, so that the views before draw the same weights */
+        m->aux_fc = add_conv(m, 1, c->value_hidden, c->aux_outputs, "aux.fc.w");
+        m->aux_fc_b = add_view(m, K_PARAM, 1, &c->aux_outputs, "aux.fc.b");
+    }
     /* offsets: decayed parameters first, then the others; statistics apart */
     size_t off = 0;
     for (int pass = 0; pass < 2; pass++)
@@ -122,7 +128,7 @@ static void build_views(nn_model *m)
     m->nstats = off;
 }
 
-static int max_views(const nn_config *c) { return 4 + c->blocks * 10 + 8 + 12; }
+static int max_views(const nn_config *c) { return 4 + c->blocks * 10 + 8 + 12 + 2; }
 
 /* ---- element access --------------------------------------------------------------------------- */
 
@@ -164,7 +170,7 @@ static void init_weights(nn_model *m, uint64_t seed)
         if (v->decay) {
             size_t fan_in = v->count / (size_t)v->dims[v->ndim - 1];
             std = sqrt(2.0 / (double)fan_in);                  /* He: ReLU follows */
-            if (i == m->pol_conv2 || i == m->val_fc2) std = sqrt(1.0 / (double)fan_in);
+            if (i == m->pol_conv2 || i == m->val_fc2 || i == m->aux_fc) std = sqrt(1.0 / (double)fan_in);   /* linear outputs */
         } else {
             const char *dot = strrchr(v->name, '.');
             fill = dot && (!strcmp(dot, ".gamma") || !strcmp(dot, ".var")) ? 1.0 : 0.0;
@@ -193,6 +199,7 @@ nn_model *nn_model_create(const nn_config *cfg, nn_dtype dtype, uint64_t seed, c
     m->stats = calloc(m->nstats, m->esize);
     if (!m->param || !m->grad || !m->mom || !m->stats) goto oom;
     init_weights(m, seed);
+    m->out_aux = NN_NONE;                                    /* no forward yet */
     nn_tape *t = &m->tape;
     t->dtype = dtype;
     t->esize = m->esize;
@@ -241,6 +248,25 @@ int nn_model_copy(nn_model *dst, const nn_model *src, char *err, size_t errlen)
     return 0;
 }
 
+nn_model *nn_model_with_aux(const nn_model *src, uint64_t seed, char *err, size_t errlen)
+{
+    if (src->cfg.aux_outputs) { nn_set_err(err, errlen, "the network already has a captures head"); return NULL; }
+    nn_config c = src->cfg;
+    c.aux_outputs = NN_AUX;
+    nn_model *m = nn_model_create(&c, src->dtype, seed, err, errlen);
+    if (!m) return NULL;
+    for (int k = 0; k < src->nviews; k++) {         /* every view of src by name; the head stays fresh */
+        const nn_view *sv = &src->views[k], *dv = nn_model_view(m, sv->name);
+        const void *from = sv->stat ? src->stats : src->param;
+        void *to = sv->stat ? m->stats : m->param;
+        for (size_t i = 0; i < sv->count; i++) {
+            nn_buf_set(m, to, dv->offset + i, nn_buf_get(src, from, sv->offset + i));
+            if (!sv->stat) nn_buf_set(m, m->mom, dv->offset + i, nn_buf_get(src, src->mom, sv->offset + i));
+        }
+    }
+    return m;
+}
+
 /* ---- forward / backward ------------------------------------------------------------------------ */
 
 #define PV(idx) (m->views[idx].offset)          /* a parameter's offset */
@@ -252,8 +278,8 @@ static size_t bn(const nn_model *m, nn_tape *t, size_t x, int rows, int C, nn_bn
 }
 
 /* Record on t (and, unless t is dry or a plan, run) the whole forward for N samples from the
- * input x; the outputs' offsets go to *logits and *value. */
-static void build_ops(const nn_model *m, nn_tape *t, int N, size_t x, size_t *logits, size_t *value)
+ * input x; the outputs' offsets go to *logits, *value and *aux (NN_NONE without the captures head). */
+static void build_ops(const nn_model *m, nn_tape *t, int N, size_t x, size_t *logits, size_t *value, size_t *aux)
 {
     const nn_config *c = &m->cfg;
     int P = m->geom.ncells, C = c->channels, rows = N * P;
@@ -275,9 +301,11 @@ static void build_ops(const nn_model *m, nn_tape *t, int N, size_t x, size_t *lo
     size_t v = nn_tape_matmul(t, h, rows, C, Cv, PV(m->val_conv), NN_NONE);
     v = nn_tape_relu(t, bn(m, t, v, rows, Cv, m->val_bn), (size_t)rows * Cv);
     v = nn_tape_matmul(t, v, N, P * Cv, c->value_hidden, PV(m->val_fc1), PV(m->val_fc1_b));
-    v = nn_tape_relu(t, v, (size_t)N * c->value_hidden);
-    v = nn_tape_matmul(t, v, N, c->value_hidden, 1, PV(m->val_fc2), PV(m->val_fc2_b));
+    size_t hidden = nn_tape_relu(t, v, (size_t)N * c->value_hidden);
+    v = nn_tape_matmul(t, hidden, N, c->value_hidden, 1, PV(m->val_fc2), PV(m->val_fc2_b));
     *value = nn_tape_tanh(t, v, (size_t)N);
+    *aux = c->aux_outputs ? nn_tape_matmul(t, hidden, N, c->value_hidden, c->aux_outputs, PV(m->aux_fc), PV(m->aux_fc_b))
+                          : NN_NONE;     /* both heads add into the hidden layer's gradient */
 }
 
 int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, size_t errlen)
@@ -287,8 +315,8 @@ int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, 
     if (N < 1) { nn_set_err(err, errlen, "batch size %d < 1", N); return -1; }
     if (N > m->batch_cap) {                     /* measure the arena for N, then size it */
         nn_tape_reset(t, true, train);
-        size_t lo, vo;
-        build_ops(m, t, N, nn_tape_alloc(t, (size_t)N * P * NN_PLANES), &lo, &vo);
+        size_t lo, vo, ao;
+        build_ops(m, t, N, nn_tape_alloc(t, (size_t)N * P * NN_PLANES), &lo, &vo, &ao);
         if (nn_tape_reserve(t, t->act_used, t->nops)) {
             nn_set_err(err, errlen, "out of memory for a batch of %d", N);
             return -1;
@@ -304,7 +332,7 @@ int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, 
     } else {
         memcpy((float *)t->act + in, x, cnt * sizeof(float));
     }
-    build_ops(m, t, N, in, &m->out_logits, &m->out_value);
+    build_ops(m, t, N, in, &m->out_logits, &m->out_value, &m->out_aux);
     m->batch = N;
     m->train_forward = train && !t->failed;
     if (t->failed) { nn_set_err(err, errlen, "out of memory recording the forward"); return -1; }
@@ -318,7 +346,7 @@ int nn_model_plan(const nn_model *m, int N, bool train, nn_plan *p, char *err, s
     nn_tape t = { .dtype = m->dtype, .esize = m->esize, .geom = &m->geom, .plan = true };
     nn_tape_reset(&t, false, train);
     p->in = nn_tape_alloc(&t, (size_t)N * m->geom.ncells * NN_PLANES);
-    build_ops(m, &t, N, p->in, &p->logits, &p->value);
+    build_ops(m, &t, N, p->in, &p->logits, &p->value, &p->aux);
     if (t.failed) {
         free(t.ops);
         nn_set_err(err, errlen, "out of memory planning a batch of %d", N);
@@ -358,6 +386,12 @@ int nn_model_begin_backward(nn_model *m, void **dlogits, void **dvalue, char *er
     return 0;
 }
 
+void *nn_model_aux_grad(nn_model *m)
+{
+    if (m->out_aux == NN_NONE || !m->tape.dact) return NULL;
+    return (char *)m->tape.dact + m->out_aux * m->esize;
+}
+
 int nn_model_backward(nn_model *m, char *err, size_t errlen)
 {
     if (!m->train_forward || !m->tape.dact) {
@@ -382,5 +416,6 @@ double nn_model_flops(const nn_model *m)
     f += 2.0 * P * (C * c->policy_channels + c->policy_channels * NN_HEADS);
     f += 2.0 * P * C * c->value_channels;
     f += 2.0 * (P * c->value_channels * c->value_hidden + c->value_hidden);
+    f += 2.0 * c->value_hidden * c->aux_outputs;
     return f;
 }

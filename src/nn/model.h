@@ -12,6 +12,11 @@
  *            cap_from[H][W], cap_to[H][W] of sample n (planes 0-3, 4, 5), zero off the board
  *   value:   1×1 conv C→Cv, BN, ReLU, dense P·Cv→Vh (+b), ReLU, dense Vh→1 (+b), tanh → value[N]
  *            (from the mover's point of view)
+ *   captures (optional, cfg.aux_outputs = NN_AUX): dense Vh→NN_AUX (+b) from the value head's
+ *            hidden layer, linear → aux[N][NN_AUX]: the game's final captures, mover's then the
+ *            opponent's, white/grey/black, each as a share of that colour's marbles (nn_aux_target).
+ *            An auxiliary training target only: players never compute it (infer.c folds the value
+ *            and policy heads alone).
  *
  * Defaults for 37 rings: C = 64, B = 6, Cp = 32, Cv = 4, Vh = 128 (see nn_config_default).
  *
@@ -27,6 +32,7 @@
 
 enum { NN_HEADS = 6, NN_HEAD_REMOVE = 3, NN_HEAD_FROM = 4, NN_HEAD_TO = 5 };
 enum { NN_NAME_LEN = 40, NN_MAX_DIMS = 4 };
+enum { NN_AUX = 6 };                /* the captures head's outputs: [side: mover, opponent][colour] */
 
 typedef struct {
     zz_board_kind board;
@@ -35,6 +41,7 @@ typedef struct {
     int policy_channels;    /* Cp */
     int value_channels;     /* Cv */
     int value_hidden;       /* Vh */
+    int aux_outputs;        /* 0 (no captures head) or NN_AUX */
     float bn_momentum;      /* running statistics: r = (1-m) r + m batch */
     float bn_eps;
 } nn_config;
@@ -64,11 +71,12 @@ typedef struct nn_model {
     nn_block_views *block;
     int pol_conv1, pol_conv2, pol_bias; nn_bn_views pol_bn;
     int val_conv, val_fc1, val_fc1_b, val_fc2, val_fc2_b; nn_bn_views val_bn;
+    int aux_fc, aux_fc_b;       /* the captures head, -1 when cfg.aux_outputs is 0 */
     /* the last forward */
     nn_tape tape;
     int batch, batch_cap;       /* N of the last forward; N the arenas are sized for */
     bool train_forward;         /* the last forward was a training forward (backward allowed) */
-    size_t out_logits, out_value;
+    size_t out_logits, out_value, out_aux;     /* out_aux: NN_NONE without the captures head */
 } nn_model;
 
 /* Defaults for a board: 6 blocks × 64 channels on 37 and 48 rings, 8 × 64 on 61 (README.md). */
@@ -103,6 +111,8 @@ int nn_model_forward(nn_model *m, const float *x, int N, bool train, char *err, 
 /* The last forward's outputs in the model's type: logits[N][P][NN_HEADS], value[N]. */
 static inline const void *nn_model_logits(const nn_model *m) { return (const char *)m->tape.act + m->out_logits * m->esize; }
 static inline const void *nn_model_values(const nn_model *m) { return (const char *)m->tape.act + m->out_value * m->esize; }
+/* The captures head's outputs aux[N][NN_AUX] in the model's type; NULL without the head. */
+static inline const void *nn_model_aux(const nn_model *m) { return m->out_aux == NN_NONE ? NULL : (const char *)m->tape.act + m->out_aux * m->esize; }
 /* The same converted to float (either may be NULL). */
 void nn_model_outputs(const nn_model *m, float *logits, float *values);
 
@@ -113,7 +123,7 @@ void nn_model_outputs(const nn_model *m, float *logits, float *values);
 typedef struct {
     nn_tape_op *ops;
     int nops, batch;
-    size_t act_used, in, logits, value;
+    size_t act_used, in, logits, value, aux;   /* aux: NN_NONE without the captures head */
 } nn_plan;
 /* Fill p (free it with nn_plan_free).  Returns 0, or -1 with a message. */
 int nn_model_plan(const nn_model *m, int N, bool train, nn_plan *p, char *err, size_t errlen);
@@ -124,9 +134,16 @@ void nn_plan_free(nn_plan *p);
  * nn_model_backward accumulates into m->grad.  -1 with a message when the last forward was not
  * a training forward. */
 int nn_model_begin_backward(nn_model *m, void **dlogits, void **dvalue, char *err, size_t errlen);
+/* After nn_model_begin_backward: the gradient of the captures head's outputs daux[N][NN_AUX]
+ * (model type), for the loss to write; NULL without the head. */
+void *nn_model_aux_grad(nn_model *m);
 int nn_model_backward(nn_model *m, char *err, size_t errlen);
 /* Zero the parameter gradients. */
 void nn_model_zero_grad(nn_model *m);
+
+/* A copy of src with a captures head added (the head fresh from seed, everything else src's);
+ * NULL with a message.  src must have none. */
+nn_model *nn_model_with_aux(const nn_model *src, uint64_t seed, char *err, size_t errlen);
 
 /* Forward FLOPs per sample (convolutions and dense layers, multiply-add = 2). */
 double nn_model_flops(const nn_model *m);

@@ -42,4 +42,10 @@ double nn_policy_loss_d(const double *logits, double *dlogits, const nn_policy_t
 double nn_value_loss_f(const float *v, float *dv, const float *z, int n, double weight);
 double nn_value_loss_d(const double *v, double *dv, const float *z, int n, double weight);
 
+/* The captures head's loss: over the samples whose known[i] is set, the mean over them and the
+ * NN_AUX outputs of (a - t)² for a[n][NN_AUX] against t[n][NN_AUX]; when da != NULL adds
+ * weight · 2(a-t)/(known·NN_AUX) onto those samples' outputs.  0 when none is known. */
+double nn_aux_loss_f(const float *a, float *da, const float *t, const uint8_t *known, int n, double weight);
+double nn_aux_loss_d(const double *a, double *da, const float *t, const uint8_t *known, int n, double weight);
+
 #endif
