@@ -199,7 +199,7 @@ static void trainer_on(tr_trainer *t, const nn_model *m, const zzt_backend *be)
     nn_sgd o;
     nn_sgd_default(&o);
     o.warmup = 0;
-    ck_assert_msg(!tr_trainer_init(t, c, &o, 6, 1.0, 77, err, sizeof err), "%s", err);
+    ck_assert_msg(!tr_trainer_init(t, c, &o, 6, 1.0, 0.0, 77, err, sizeof err), "%s", err);
     if (be) ck_assert_msg(!tr_trainer_use_backend(t, be, err, sizeof err), "%s", err);
 }
 

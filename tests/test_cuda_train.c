@@ -1046,8 +1046,8 @@ START_TEST(trainer_on_backend_matches_cpu_trainer)
             nn_model *ma = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err), *mb = nn_model_create(&m->cfg, NN_F32, 1, err, sizeof err);
             ck_assert(ma && mb && !nn_model_copy(ma, m, err, sizeof err) && !nn_model_copy(mb, m, err, sizeof err));
             tr_trainer a, b;
-            ck_assert(!tr_trainer_init(&a, ma, &o, 6, 1.5, 99 + (uint64_t)attempt, err, sizeof err));
-            ck_assert(!tr_trainer_init(&b, mb, &o, 6, 1.5, 99 + (uint64_t)attempt, err, sizeof err));
+            ck_assert(!tr_trainer_init(&a, ma, &o, 6, 1.5, 0.0, 99 + (uint64_t)attempt, err, sizeof err));
+            ck_assert(!tr_trainer_init(&b, mb, &o, 6, 1.5, 0.0, 99 + (uint64_t)attempt, err, sizeof err));
             ck_assert_msg(!tr_trainer_use_backend(&b, be, err, sizeof err), "%s", err);
             ck_assert_str_eq(tr_trainer_backend(&b), be->name);
             int kink = 0;

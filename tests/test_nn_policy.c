@@ -266,7 +266,7 @@ START_TEST(augmentation_maps_moves_and_visits_exactly)
             float x0[ZZ_MAX_RINGS * NN_PLANES];
             nn_encode(&g, &p, x0);
             int n0 = zz_gen_moves(&p, mv);
-            nn_sample s = { p, v, nv, 0.5f };
+            nn_sample s = { .pos = p, .visits = v, .nvisits = nv, .z = 0.5f };
             nn_sample ss[12];
             int syms[12];
             for (int k = 0; k < nsyms; k++) { ss[k] = s; syms[k] = k; }
@@ -312,7 +312,7 @@ START_TEST(augmentation_maps_moves_and_visits_exactly)
         int nv, seen[12] = { 0 };
         random_sample((zz_board_kind)kind, &rng, &p, v, &nv);
         nn_sample s64[64];
-        for (int i = 0; i < 64; i++) s64[i] = (nn_sample){ p, v, nv, -1 };
+        for (int i = 0; i < 64; i++) s64[i] = (nn_sample){ .pos = p, .visits = v, .nvisits = nv, .z = -1 };
         ck_assert(!nn_batch_build(&b, &g, s64, 64, NULL, &rng, err, sizeof err));
         for (int i = 0; i < 64; i++) { ck_assert(b.sym[i] < nsyms); seen[b.sym[i]]++; }
         for (int k = 0; k < nsyms; k++) ck_assert(seen[k] > 0);
@@ -334,9 +334,24 @@ START_TEST(batch_errors)
     nn_visit ok = { zz_move_place(ZZ_WHITE, d4, cell(ZZ_B37, "a1")), 3 };
     nn_visit bad = { zz_move_jump(d4, cell(ZZ_B37, "d6")), 3 };           /* no marbles: illegal */
     nn_visit none = { ok.move, 0 };
-    nn_sample s = { p, &ok, 1, 1 };
+    nn_sample s = { .pos = p, .visits = &ok, .nvisits = 1, .z = 1 };
     ck_assert(!nn_batch_build(&b, &g, &s, 1, NULL, NULL, err, sizeof err));
     ck_assert_int_eq(b.n, 1);
+    ck_assert_int_eq(b.aux_known[0], 0);
+    /* the captures head's targets: shares of each colour's marbles (37 rings: 6 white, 8 grey,
+     * 10 black), mover first: by hand 3/6, 0, 0 and 0, 4/8, 1/10 */
+    s.fin = (nn_final_caps){ .cap = { { 3, 0, 0 }, { 0, 4, 1 } }, .known = 1 };
+    ck_assert_msg(!nn_batch_build(&b, &g, &s, 1, NULL, NULL, err, sizeof err), "%s", err);
+    const float want[NN_AUX] = { 0.5f, 0, 0, 0, 0.5f, 0.1f };
+    ck_assert_int_eq(b.aux_known[0], 1);
+    for (int k = 0; k < NN_AUX; k++) ck_assert_msg(fabsf(b.aux[k] - want[k]) < 1e-7f, "target %d: %g", k, b.aux[k]);
+    s.fin.cap[1][0] = 4;                                /* 3 + 4 white of 6: cannot be */
+    ck_assert(nn_batch_build(&b, &g, &s, 1, NULL, NULL, err, sizeof err) == -1);
+    ck_assert_msg(strstr(err, "final captures"), "%s", err);
+    s.fin.cap[1][0] = 0;
+    s.fin.cap[0][2] = 11;                               /* more black than the game has */
+    ck_assert(nn_batch_build(&b, &g, &s, 1, NULL, NULL, err, sizeof err) == -1);
+    s.fin = (nn_final_caps){ 0 };
     s.visits = &bad;
     ck_assert_int_eq(nn_batch_build(&b, &g, &s, 1, NULL, NULL, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "not legal"), "%s", err);

@@ -1,6 +1,7 @@
 /* test_train_replay.c — the persisted replay buffer: round trip, resume after a kill with nothing
  * lost or duplicated, the sliding window and chunk retention, damaged and mismatched files; a
- * chunk image in memory (the MPI ranks' messages) and version-1 chunks (before gen/origin); one
+ * chunk image in memory (the MPI ranks' messages), final captures that cannot be refused, and
+ * version-1 chunks (before gen/origin, and before the final captures); one
  * chunk file checked without changing anything (tools/run_check). */
 #include "train/replay.h"
 #include "nn/util.h"
@@ -41,6 +42,10 @@ static void make_sample(int k, tr_sample *s, nn_visit *vbuf) {
     s->full = (uint8_t)(k & 1);
     s->gen = (uint32_t)k * 7;
     s->origin = (uint16_t)(k % 5);
+    s->fin.known = k % 3 != 0;                  /* final captures: each side some of what is left */
+    for (int c = 0; c < 3; c++)
+        for (int q = 0; q < 2; q++)
+            s->fin.cap[q][c] = (uint8_t)(p.cap[q][c] + (k + q + c) % 2 * (p.pool[c] > 2));
     s->nvisits = (uint16_t)(n < 5 ? n : 5);
     for (int i = 0; i < s->nvisits; i++) { vbuf[i].move = mv[i]; vbuf[i].count = (uint32_t)(k + i + 1); }
     s->visits = vbuf;
@@ -48,7 +53,7 @@ static void make_sample(int k, tr_sample *s, nn_visit *vbuf) {
 
 static bool same_sample(const tr_sample *a, const tr_sample *b) {
     return zz_pos_equal(&a->pos, &b->pos) && a->pos.ply == b->pos.ply && a->z == b->z && a->full == b->full &&
-           a->gen == b->gen && a->origin == b->origin &&
+           a->gen == b->gen && a->origin == b->origin && !memcmp(&a->fin, &b->fin, sizeof a->fin) &&
            a->nvisits == b->nvisits && !memcmp(a->visits, b->visits, sizeof(nn_visit) * a->nvisits);
 }
 
@@ -209,12 +214,20 @@ START_TEST(image_round_trip) {
     ck_assert_msg(strstr(err, "checksum"), "%s", err);
     ck_assert_int_ne(tr_replay_decode(img, 20, ZZ_B37, "image", &out, &n, err, sizeof err), 0);
     free(img);
+    in[4].fin.known = 1;                        /* more white captured than the game has */
+    in[4].fin.cap[0][0] = 5;
+    in[4].fin.cap[1][0] = 5;
+    ck_assert_int_eq(tr_replay_encode(ZZ_B37, 5, in, N, &img, &len, err, sizeof err), 0);
+    ck_assert_int_ne(tr_replay_decode(img, len, ZZ_B37, "image", &out, &n, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "final captures"), "%s", err);
+    free(img);
 }
 END_TEST
 
 static void le(unsigned char **p, uint64_t v, int n) { for (int i = 0; i < n; i++) *(*p)++ = (unsigned char)(v >> 8 * i); }
 
-/* A version-1 chunk (written before samples carried gen and origin) still loads, as gen 0, origin 0. */
+/* A version-1 chunk (written before samples carried gen and origin) still loads, as gen 0, origin 0,
+ * its final captures unknown. */
 START_TEST(version_1_chunks_still_read) {
     fresh_dir();
     char err[256], path[400];
@@ -255,6 +268,7 @@ START_TEST(version_1_chunks_still_read) {
     ck_assert_int_eq(r.count, 1);
     s.gen = 0;
     s.origin = 0;
+    s.fin = (nn_final_caps){ 0 };                 /* unknown before version 3 */
     ck_assert(same_sample(tr_replay_at(&r, 0), &s));
     tr_replay_close(&r, err, sizeof err);
     char cmd[300];

@@ -440,6 +440,77 @@ START_TEST(init_from_weights) {
 }
 END_TEST
 
+/* --aux-weight: a new network (random or --init's) gets the captures head and trains it (SGD on
+ * the CPU even when a backend is given), the replay keeps the games' final captures, --init's
+ * weights come through unchanged beside the new head, and a run without the head is not resumed
+ * with it. */
+START_TEST(captures_head_in_a_run) {
+    fresh_dir("aux");
+    char err[512], path[400], src[400];
+    tr_run_config c;
+    tiny(&c);
+    c.aux_weight = 0.5;
+    c.max_steps = 12;
+    c.sgd_backend = zzt_emu_backend();          /* refused for the head's loss: the CPU trains */
+    tr_run_result r;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.steps, 12);
+    snprintf(path, sizeof path, "%s/gen-0000.ckpt", dir);
+    nn_model *g0 = nn_checkpoint_load(path, NN_F32, NULL, err, sizeof err);
+    snprintf(path, sizeof path, "%s/latest.ckpt", dir);
+    nn_model *last = nn_checkpoint_load(path, NN_F32, NULL, err, sizeof err);
+    ck_assert(g0 && last && g0->cfg.aux_outputs == NN_AUX && last->cfg.aux_outputs == NN_AUX);
+    const nn_view *h0 = &g0->views[g0->aux_fc], *h1 = &last->views[last->aux_fc];
+    ck_assert_msg(memcmp((float *)g0->param + h0->offset, (float *)last->param + h1->offset, h0->count * sizeof(float)),
+                  "the captures head did not train");
+    nn_model_free(g0);
+    nn_model_free(last);
+    tr_replay rb;
+    snprintf(path, sizeof path, "%s/replay", dir);
+    ck_assert_msg(tr_replay_open(&rb, path, ZZ_B37, 1000000, err, sizeof err) == 0, "%s", err);
+    int known = 0;
+    for (int i = 0; i < rb.count; i++) known += tr_replay_at(&rb, i)->fin.known;
+    ck_assert_msg(known > 0, "no sample of %d kept its game's final captures", rb.count);
+    tr_replay_close(&rb, err, sizeof err);
+
+    nn_config nc;                               /* --init: the head added, the rest as it was */
+    nn_config_default(&nc, ZZ_B37);
+    nc.blocks = 1;
+    nc.channels = 8;
+    nn_model *m = nn_model_create(&nc, NN_F32, 31, err, sizeof err);
+    ck_assert_ptr_nonnull(m);
+    snprintf(src, sizeof src, "%s-src.ckpt", dir);
+    ck_assert_int_eq(nn_checkpoint_save(src, m, 0, false, err, sizeof err), 0);
+    snprintf(c.init, sizeof c.init, "%s", src);
+    c.fresh = 1;
+    c.max_steps = 2;
+    c.sgd_backend = NULL;
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    snprintf(path, sizeof path, "%s/gen-0000.ckpt", dir);
+    ck_assert_ptr_nonnull(g0 = nn_checkpoint_load(path, NN_F32, NULL, err, sizeof err));
+    ck_assert_int_eq(g0->cfg.aux_outputs, NN_AUX);
+    for (int v = 0; v < m->nviews; v++) {
+        const nn_view *a = &m->views[v], *b = nn_model_view(g0, a->name);
+        const float *fa = (const float *)(a->stat ? m->stats : m->param) + a->offset;
+        const float *fb = (const float *)(b->stat ? g0->stats : g0->param) + b->offset;
+        ck_assert_msg(!memcmp(fa, fb, a->count * sizeof(float)), "%s changed", a->name);
+    }
+    nn_model_free(g0);
+
+    c.aux_weight = 0;                           /* a run without the head ... */
+    ck_assert_msg(tr_run(&c, &r, err, sizeof err) == 0, "%s", err);
+    c.fresh = 0;
+    c.init[0] = 0;
+    c.aux_weight = 0.5;                         /* ... is not resumed with it */
+    c.max_steps = 4;
+    ck_assert_int_ne(tr_run(&c, &r, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "captures head"), "%s", err);
+    nn_model_free(m);
+    unlink(src);
+    remove_dir();
+}
+END_TEST
+
 /* tools/train --selfplay-precision: a bad name is refused with status 2 before anything runs, and
  * so is int8 on a CPU without AVX2 or AVX512_VNNI (elsewhere the library's refusal is checked by
  * test_nn_lowp); --help lists it. */
@@ -794,6 +865,7 @@ int main(int argc, char **argv) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, stop_and_resume);
     tcase_add_test(tc, init_from_weights);
+    tcase_add_test(tc, captures_head_in_a_run);
     tcase_add_test(tc, lr_tail_boundaries);
     tcase_add_test(tc, runstate_refuses_damaged_values);
     tcase_add_test(tc, lr_tail_lowers_the_last_steps);

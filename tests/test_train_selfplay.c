@@ -507,7 +507,8 @@ START_TEST(stop_early_and_hold) {
 }
 END_TEST
 
-/* The trainer's step on self-play samples: finite losses, the policy only over full samples. */
+/* The trainer's step on self-play samples: finite losses, the policy only over full samples; the
+ * captures head's loss when asked for, refused for a network without the head. */
 START_TEST(trainer_step_on_selfplay) {
     count_ctx cc = { .rng = 3 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, NULL };
@@ -540,7 +541,7 @@ START_TEST(trainer_step_on_selfplay) {
     nn_sgd_default(&sgd);
     sgd.warmup = 0;
     tr_trainer tr;
-    ck_assert_int_eq(tr_trainer_init(&tr, m, &sgd, 32, 1.0, 9, err, sizeof err), 0);
+    ck_assert_int_eq(tr_trainer_init(&tr, m, &sgd, 32, 1.0, 0.0, 9, err, sizeof err), 0);
     for (int i = 0; i < 30; i++) {
         nn_loss_parts lp;
         int nf = -1;
@@ -551,6 +552,21 @@ START_TEST(trainer_step_on_selfplay) {
     }
     ck_assert_int_eq(tr.sgd.step, 30);
     tr_trainer_free(&tr);
+    /* with the captures head: its loss on the games' final captures, the other losses as before */
+    nn_model *plain = nn_model_create(&nc, NN_F32, 1, err, sizeof err);
+    ck_assert(plain);
+    ck_assert_int_eq(tr_trainer_init(&tr, plain, &sgd, 32, 1.0, 0.5, 9, err, sizeof err), -1);   /* no head: refused */
+    ck_assert_msg(strstr(err, "without the head"), "%s", err);
+    nc.aux_outputs = NN_AUX;
+    ck_assert((m = nn_model_create(&nc, NN_F32, 1, err, sizeof err)));
+    ck_assert_int_eq(tr_trainer_init(&tr, m, &sgd, 32, 1.0, 0.5, 9, err, sizeof err), 0);
+    for (int i = 0; i < 5; i++) {
+        nn_loss_parts lp;
+        ck_assert_msg(tr_trainer_step(&tr, &r, &lp, NULL, err, sizeof err) == 0, "%s", err);
+        ck_assert(isfinite(lp.aux) && lp.aux > 0 && lp.aux < 1);
+        ck_assert(fabs(lp.total - (lp.policy + lp.value + 0.5 * lp.aux + lp.l2)) < 1e-9);
+    }
+    tr_trainer_free(&tr);
     tr_replay_close(&r, err, sizeof err);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -560,6 +576,31 @@ END_TEST
 
 /* Games of a config until at least `want` are finished (or ~30 s), checked by check_blend. */
 static long long take_games(tr_selfplay *sp, int want, double q_target, int want_full);
+
+/* The captures head's targets: known unless the game was resigned; the same final captures in
+ * every sample of the game once turned from its mover's side to the players'; valid targets; and,
+ * while the pool never ran dry (no placing of one's own captured marbles), at least what each
+ * player had captured at every sample. */
+static void check_final_captures(const tr_game *g) {
+    const tr_sample *last = &g->samples[g->nsamples - 1];
+    int pool_left = last->pos.pool[0] + last->pos.pool[1] + last->pos.pool[2];
+    int fin[2][3];
+    for (int i = 0; i < g->nsamples; i++) {
+        const tr_sample *s = &g->samples[i];
+        ck_assert_int_eq(s->fin.known, !g->resigned);
+        if (!s->fin.known) continue;
+        float t[NN_AUX];
+        ck_assert(nn_aux_target(&s->pos, &s->fin, t) == 0);
+        int me = s->pos.to_move;
+        for (int c = 0; c < 3; c++) {
+            if (i == 0) { fin[me][c] = s->fin.cap[0][c]; fin[1 - me][c] = s->fin.cap[1][c]; }
+            ck_assert_int_eq(s->fin.cap[0][c], fin[me][c]);
+            ck_assert_int_eq(s->fin.cap[1][c], fin[1 - me][c]);
+            if (pool_left > 0)
+                for (int p = 0; p < 2; p++) ck_assert_int_ge(fin[p][c], s->pos.cap[p][c]);
+        }
+    }
+}
 
 /* z = (1 - a) * result + a * q, with q the root value in [-1, 1] (and inside a jump chain the
  * result's side does not change). */
@@ -576,6 +617,7 @@ static void check_blend(const tr_game *g, double a, int want_full) {
         double result = g->winner < 0 ? 0.0 : (g->winner == s->pos.to_move ? 1.0 : -1.0);
         ck_assert_msg(fabs(s->z - ((1 - a) * result + a * s->q)) < 1e-6, "z %f, result %f, q %f", s->z, result, s->q);
     }
+    check_final_captures(g);
 }
 
 typedef struct { double q_target; int want_full; } blend_want;

@@ -534,7 +534,7 @@ int main(int argc, char **argv)
         } while (zz_over(&pos[i]));
         int n = zz_gen_moves(&pos[i], mv);
         vis[i] = (nn_visit){ mv[zz_rand_below(&rng, (uint32_t)n)], 1 };
-        s[i] = (nn_sample){ pos[i], &vis[i], 1, 0 };
+        s[i] = (nn_sample){ .pos = pos[i], .visits = &vis[i], .nvisits = 1 };
     }
     nn_batch b;
     nn_batch_init(&b);

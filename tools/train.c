@@ -101,6 +101,10 @@ static void usage(FILE *f) {
             "                       values there minimaxed, trees of at most N positions (default %d: off;\n"
             "                       the agent option quiet=)\n"
             "  --q-target X         value target: (1-X) game result + X root search value (default %.2g)\n"
+            "  --aux-weight W       give a new network (random or --init's) a captures head, trained to\n"
+            "                       predict the game's final captures with this weight beside the value\n"
+            "                       loss (default 0: none; an experiment, src/train/README.md; SGD stays\n"
+            "                       on the CPU)\n"
             "  --selfplay-precision f32|bf16|int8\n"
             "                       the self-play network's convolutions on the CPU (default int8 where the\n"
             "                       CPU has AVX2 or AVX512_VNNI, else f32; bf16 needs AVX512_BF16; the GPU's\n"
@@ -162,6 +166,7 @@ static const numeric_option NUMERIC_OPTIONS[] = {
     RUN_INT("--eval-games", 2, 10000, eval_games),
     RUN_DOUBLE("--rollout-mix", 0, 1, rollout_mix),
     RUN_DOUBLE("--q-target", 0, 1, sp.q_target),
+    RUN_DOUBLE("--aux-weight", 0, 100, aux_weight),
     RUN_DOUBLE("--force-prior", 0, 1000, sp.force_prior),
     RUN_DOUBLE("--tactic-prior", 0, 1, sp.tactic_prior),
     RUN_INT("--quiet-leaves", 0, 4096, sp.quiet_nodes),

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The samples of one replayed game: one per decision (each jump of a chain is its own). */
+/* The samples of one replayed game: one per decision (each jump of a chain is its own), with the
+ * final captures when the game ended by the rules. */
 static int game_samples(const zz_game *g, tr_sample *out, nn_visit *visits, int cap) {
     zz_pos p = g->start;
     int n = 0;
@@ -23,6 +24,13 @@ static int game_samples(const zz_game *g, tr_sample *out, nn_visit *visits, int 
             out[n].visits = &visits[n];
             n++;
             zz_apply(&p, m, NULL);
+        }
+    if (zz_over(&p))                /* ended by the rules, not resigned: the final captures are known */
+        for (int k = 0; k < n; k++) {
+            int me = out[k].pos.to_move;
+            out[k].fin.known = 1;
+            memcpy(out[k].fin.cap[0], p.cap[me], 3);
+            memcpy(out[k].fin.cap[1], p.cap[1 - me], 3);
         }
     return n;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { REPLAY_VERSION = 2 };      /* 2: gen and origin per sample; 1 is still read */
+enum { REPLAY_VERSION = 3 };      /* 2: gen and origin per sample; 3: the game's final captures; 1 and 2 are still read */
 static const char MAGIC[8] = { 'Z', 'Z', 'R', 'E', 'P', 'L', 'A', 'Y' };
 
 void tr_sample_clear(tr_sample *s) {
@@ -109,9 +109,16 @@ static int get_sample(nn_rbuf *b, zz_board_kind board, uint32_t version, const c
         s->gen = nn_get_u32(b);
         s->origin = (uint16_t)nn_get_u16(b);
     }
+    if (version >= 3) {               /* before it, unknown (fin.known 0) */
+        s->fin.known = (uint8_t)nn_get_u8(b);
+        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) s->fin.cap[p][c] = (uint8_t)nn_get_u8(b);
+    }
     s->nvisits = (uint16_t)nn_get_u16(b);
     if (b->bad) { snprintf(err, errlen, "%s: truncated or malformed", what); return -2; }
     const char *why = zz_pos_validate(&s->pos);
+    float aux[NN_AUX];
+    if (!why && (s->fin.known > 1 || (s->fin.known && nn_aux_target(&s->pos, &s->fin, aux) != 0)))
+        why = "final captures that cannot follow the position";
     if (why || s->pos.to_move > 1 || !(s->z >= -1 && s->z <= 1)) {
         snprintf(err, errlen, "%s: sample %u: %s", what, i, why ? why : "bad value");
         return -2;
@@ -326,6 +333,8 @@ int tr_replay_encode(zz_board_kind board, long long first, const tr_sample *smp,
         nn_put_u8(&b, s->full);
         nn_put_u32(&b, s->gen);
         nn_put_u16(&b, s->origin);
+        nn_put_u8(&b, s->fin.known);
+        for (int p = 0; p < 2; p++) for (int c = 0; c < 3; c++) nn_put_u8(&b, s->fin.cap[p][c]);
         nn_put_u16(&b, s->nvisits);
         for (int v = 0; v < s->nvisits; v++) { nn_put_u32(&b, s->visits[v].move); nn_put_u32(&b, s->visits[v].count); }
     }

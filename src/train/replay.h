@@ -3,17 +3,20 @@
  * interrupted run resumes with every sample it had flushed.
  *
  * A sample is a compact position, the search's visit counts as sparse (move, count) pairs, the
- * game's result from the position's mover's view, and whether the search was a full one (only
- * full searches are policy targets; every sample is a value target).
+ * game's result from the position's mover's view, whether the search was a full one (only
+ * full searches are policy targets; every sample is a value target), and the game's final
+ * captures when it was played to its end (the captures head's target, nn/model.h).
  *
  * Files: DIR/chunk-NNNNNNNN.zzr, each written atomically (temporary file, fsync, rename):
  *   "ZZREPLAY" u32 version u32 board u32 nsamples u64 first_sample_number
  *   per sample: rings, white, grey, black (16 bytes each, little-endian bit order),
  *               pool[3] cap[2][3] to_move chain (u8), ply (u16), z (f32), full (u8),
- *               gen (u32), origin (u16)          [version 2 only; version 1 reads as 0, 0]
+ *               gen (u32), origin (u16)          [version 2 on; version 1 reads as 0, 0]
+ *               final known (u8), final cap[2][3] (u8, mover first)
+ *                                                [version 3 on; earlier versions read as unknown]
  *               nvisits (u16), nvisits × (move u32, count u32)
  *   u32 CRC-32 of every byte before it.
- * Version 2 is written; version 1 chunks (before gen/origin) are still read.  The same bytes,
+ * Version 3 is written; version 1 and 2 chunks are still read.  The same bytes,
  * built by tr_replay_encode, carry batches of games between MPI ranks (mpi_wire.h).
  * Chunks wholly older than the window are deleted once newer chunks cover it. */
 #ifndef TR_REPLAY_H
@@ -30,6 +33,8 @@ typedef struct {
     uint32_t gen;         /* the generation of the weights that played it (run.h: the trainer's
                              generation when those weights were published) */
     uint16_t origin;      /* the MPI rank whose self-play made it (0 on one machine) */
+    nn_final_caps fin;    /* the game's final captures, mover of pos first (fin.known 0: the game
+                             was resigned, or the chunk predates them) */
     uint16_t nvisits;
     nn_visit *visits;     /* owned */
 } tr_sample;

@@ -40,6 +40,7 @@ void tr_run_config_default(tr_run_config *c) {
     c->train_ratio = 4.0;
     c->hold_batches = 64;
     c->value_weight = 1.0;
+    c->aux_weight = 0;           /* no captures head (src/train/README.md: its experiment) */
     c->window = 100000;
     c->pretrain_games = 3000;
     c->min_samples = 1000;
@@ -147,7 +148,7 @@ static int start_trainer(run_ctx *x, char *err, size_t errlen) {
     sgd.step = x->st.steps;
     nn_model *m = x->m;
     x->m = NULL;
-    if (tr_trainer_init(&x->tr, m, &sgd, c->batch, c->value_weight, c->seed * 31 + (uint64_t)x->st.steps + 1, why,
+    if (tr_trainer_init(&x->tr, m, &sgd, c->batch, c->value_weight, c->aux_weight, c->seed * 31 + (uint64_t)x->st.steps + 1, why,
                         sizeof why)) {
         snprintf(err, errlen, "trainer: %s", why);
         return -1;
@@ -220,7 +221,7 @@ static void loop_begin(run_ctx *x) {
     /* a terminal gets a live status line; a log file one plain line every 30 s at most */
     mt->tty = isatty(1);
     mt->status_every = mt->tty ? c->status_every : fmax(c->status_every, 30.0);
-    mt->pl_ema = mt->vl_ema = NAN;
+    mt->pl_ema = mt->vl_ema = mt->al_ema = NAN;
     x->omp_base = nn_omp_threads();
     if (c->quiet) return;
     printf("zertz train: %s, %d rings, net %d blocks x %d channels, %d games in flight, %d evaluator thread%s, "
@@ -373,6 +374,7 @@ static int train_step(run_ctx *x, char *err, size_t errlen) {
     mt->pl_sum += lp.policy; mt->vl_sum += lp.value; mt->loss_n++;
     mt->pl_ema = isnan(mt->pl_ema) ? lp.policy : 0.95 * mt->pl_ema + 0.05 * lp.policy;
     mt->vl_ema = isnan(mt->vl_ema) ? lp.value : 0.95 * mt->vl_ema + 0.05 * lp.value;
+    mt->al_ema = isnan(mt->al_ema) ? lp.aux : 0.95 * mt->al_ema + 0.05 * lp.aux;
     x->res->last_policy = lp.policy;
     x->res->last_value = lp.value;
     bool refresh_now = c->refresh_every > 0 && x->st.steps % c->refresh_every == 0;
@@ -418,10 +420,12 @@ static void status_line(run_ctx *x, double t, const run_counts *k) {
                  100.0 * (double)(cs.hits - mt->cache_hits_prev) / (double)(cs.lookups - mt->cache_lookups_prev));
     mt->cache_lookups_prev = cs.lookups;
     mt->cache_hits_prev = cs.hits;
+    char aux[32] = "";
+    if (c->aux_weight > 0) snprintf(aux, sizeof aux, " a %.4f", isnan(mt->al_ema) ? 0.0 : mt->al_ema);
     /* "eval fill": positions per evaluator call (not the training batch) */
-    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f%s  steps %ld  loss p %.3f v %.3f  buffer %d  gen %d  next eval %s%s",
+    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f%s  steps %ld  loss p %.3f v %.3f%s  buffer %d  gen %d  next eval %s%s",
            mt->tty ? "\r" : "", el, x->ready ? (x->held ? " (self-play waits for training)" : "") : " (filling the buffer)",
-           x->st.games, pps, eps, fill, cache, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema,
+           x->st.games, pps, eps, fill, cache, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema, aux,
            x->rb.count, x->st.generation, eta, x->rem || k->ab_games ? "" : mt->tty ? "   " : "\n");
     if (k->ab_games)      /* this process's games against the alpha-beta opponent, this session */
         printf("  vs ab %.1f/%lld%s", k->ab_points2 / 2.0, k->ab_games, x->rem ? "" : mt->tty ? "   " : "\n");

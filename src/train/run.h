@@ -72,6 +72,8 @@ typedef struct {
                                 * behind the ratio: a backlog that lets SGD and self-play run at once
                                 * instead of taking turns (src/train/README.md, "The backlog") */
     double value_weight;
+    double aux_weight;         /* the captures head's loss weight: > 0 gives a new network the head
+                                * (nn/model.h) and trains it; SGD then stays on the CPU */
     int window;                /* replay window (samples) */
     int min_samples;           /* training starts once the window holds this many */
     int refresh_every;         /* steps between self-play weight refreshes */

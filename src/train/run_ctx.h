@@ -23,7 +23,8 @@ typedef struct {
     long long csv_moves, csv_evals, csv_calls;             /* ... and at the last train.csv row */
     double pl_sum, vl_sum;     /* the losses of the loss_n steps since the last train.csv row */
     int loss_n;
-    double pl_ema, vl_ema;     /* the status line's smoothed losses (NAN before the first step) */
+    double pl_ema, vl_ema, al_ema; /* the status line's smoothed losses (NAN before the first step;
+                                  * al: the captures head's, with --aux-weight) */
 } run_meter;
 
 /* One session of a run: what its phases share.  Each field: the phase that sets it up (and

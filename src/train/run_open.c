@@ -205,6 +205,9 @@ static int open_resume(run_ctx *x, char *err, size_t errlen) {
                ((c->arch_given & TR_ARCH_CHANNELS) && m->cfg.channels != c->channels)) {
         snprintf(err, errlen, "resume: %s is a run of a %d x %d network, not %d x %d: drop --blocks/--channels, "
                  "or start over with --fresh (or another --out)", c->out, m->cfg.blocks, m->cfg.channels, c->blocks, c->channels);
+    } else if (c->aux_weight > 0 && !m->cfg.aux_outputs) {
+        snprintf(err, errlen, "resume: %s is a run of a network without a captures head, so --aux-weight cannot "
+                 "train one: start a run with it (--fresh, or --init %s/latest.ckpt in another --out)", c->out, c->out);
     } else if (check_best(c, m, latest, err, errlen) == 0) {
         if (step != x->st.steps) x->st.steps = step;    /* the checkpoint is the truth for steps */
         /* logs written after that checkpoint (a kill) go: time and steps never run backwards */
@@ -259,6 +262,15 @@ static nn_model *load_init(const tr_run_config *c, char *err, size_t errlen) {
                    from, s.dst_cells, s.mapped, s.src_cells, s.dst_cells - s.mapped);
     }
     if (c->arch_given && !(m = grow_init(c, m, err, errlen))) return NULL;
+    if (c->aux_weight > 0 && !m->cfg.aux_outputs) {  /* the captures head added, the play unchanged */
+        nn_model *a = nn_model_with_aux(m, c->seed * 137 + 11, why, sizeof why);
+        nn_model_free(m);
+        if (!(m = a)) {
+            snprintf(err, errlen, "--init: %s", why);
+            return NULL;
+        }
+        if (!c->quiet) printf("zertz train: --init: a captures head added (--aux-weight %g)\n", c->aux_weight);
+    }
     memset(m->mom, 0, m->nparams * m->esize);   /* fresh momenta */
     return m;
 }
@@ -283,6 +295,7 @@ static int open_new(run_ctx *x, nn_model *init, char *err, size_t errlen) {
         nn_config_default(&nc, c->sp.board);
         nc.blocks = c->blocks;
         nc.channels = c->channels;
+        nc.aux_outputs = c->aux_weight > 0 ? NN_AUX : 0;
         if (!(m = nn_model_create(&nc, NN_F32, c->seed, why, sizeof why))) {
             snprintf(err, errlen, "network: %s", why);
             return -1;

@@ -146,7 +146,8 @@ static int record_add(tr_selfplay *sp, tr_game *rec, const tr_sample *s) {
     return 0;
 }
 
-/* A game is over at pos: set its value targets and hand it to the finished list. */
+/* A game is over at pos: set its value targets (and, unless it was resigned, its final captures
+ * from each sample's mover's side) and hand it to the finished list. */
 static void finish_record(tr_selfplay *sp, tr_game *rec, const zz_pos *pos) {
     int winner = pos->winner;
     rec->winner = winner;
@@ -155,6 +156,12 @@ static void finish_record(tr_selfplay *sp, tr_game *rec, const zz_pos *pos) {
         tr_sample *s = &rec->samples[i];
         float z = winner < 0 ? 0.0f : (winner == s->pos.to_move ? 1.0f : -1.0f);
         s->z = (float)((1.0 - sp->cfg.q_target) * z + sp->cfg.q_target * s->q);
+        int me = s->pos.to_move;
+        s->fin.known = !rec->resigned;
+        for (int c = 0; c < 3; c++) {
+            s->fin.cap[0][c] = pos->cap[me][c];
+            s->fin.cap[1][c] = pos->cap[1 - me][c];
+        }
     }
     pthread_mutex_lock(&sp->mu);
     tr_selfplay_stats *st = &sp->st;

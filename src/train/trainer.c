@@ -9,12 +9,18 @@
 #include <string.h>
 
 int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_size, double value_weight,
-                    uint64_t seed, char *err, size_t errlen) {
+                    double aux_weight, uint64_t seed, char *err, size_t errlen) {
     memset(t, 0, sizeof *t);
+    if (aux_weight > 0 && !m->cfg.aux_outputs) {
+        snprintf(err, errlen, "a captures-head weight of %g for a network without the head", aux_weight);
+        nn_model_free(m);                        /* taken over, as on the other failures */
+        return -1;
+    }
     t->model = m;
     t->sgd = *sgd;
     t->batch_size = batch_size;
     t->value_weight = value_weight;
+    t->aux_weight = aux_weight;
     t->rng = seed ? seed : 1;
     nn_batch_init(&t->batch);
     nn_batch_init(&t->next);
@@ -39,6 +45,10 @@ void tr_trainer_free(tr_trainer *t) {
 }
 
 int tr_trainer_use_backend(tr_trainer *t, const zzt_backend *be, char *err, size_t errlen) {
+    if (t->aux_weight > 0) {
+        snprintf(err, errlen, "the captures head's loss (--aux-weight) has no %s kernel yet: it trains on the CPU", be->name);
+        return -1;
+    }
     nn_model *m = tr_trainer_model(t, err, errlen);
     if (!m) return -1;
     zzt_net *d = zzt_net_create(be, m, err, errlen);
@@ -101,9 +111,11 @@ static int cpu_step(tr_trainer *t, int nf, nn_loss_parts *out, char *err, size_t
         p.policy = nn_policy_loss_f(nn_model_logits(m), dl, &pt, m->geom.ncells, 1.0);
     }
     p.value = nn_value_loss_f(nn_model_values(m), dv, t->batch.z, n, t->value_weight);
+    if (t->aux_weight > 0)
+        p.aux = nn_aux_loss_f(nn_model_aux(m), nn_model_aux_grad(m), t->batch.aux, t->batch.aux_known, n, t->aux_weight);
     if (nn_model_backward(m, err, errlen) != 0) return -1;
     p.l2 = nn_sgd_l2(&t->sgd, m);
-    p.total = p.policy + t->value_weight * p.value + p.l2;
+    p.total = p.policy + t->value_weight * p.value + t->aux_weight * p.aux + p.l2;
     nn_sgd_step(&t->sgd, m);
     if (out) *out = p;
     return 0;
@@ -127,6 +139,7 @@ static int draw_batch(tr_trainer *t, const tr_replay *r, nn_batch *b, int *nf, c
         t->samples[i].visits = s->visits;
         t->samples[i].nvisits = s->nvisits;
         t->samples[i].z = s->z;
+        t->samples[i].fin = s->fin;
     }
     *nf = nfull;
     return nn_batch_build(b, &t->model->geom, t->samples, n, NULL, &t->rng, err, errlen);

@@ -3,7 +3,8 @@
  * A batch is `batch` samples drawn uniformly (with replacement) from the window, each under a
  * random symmetry of the board (nn_batch_build with an rng).  Loss: the value MSE on every sample
  * (value_weight × MSE), the policy cross-entropy only on the full-search samples (playout-cap
- * randomisation: fast searches are too shallow to be policy targets).  nn_loss would take the
+ * randomisation: fast searches are too shallow to be policy targets), and with aux_weight the
+ * captures head's MSE on the samples of games played to their end.  nn_loss would take the
  * policy on every sample, so the step computes the two parts itself: the batch is ordered with
  * the full samples first, the policy loss runs over that prefix (its mean over the full samples)
  * and the value loss over the whole batch; both gradients go through one backward and one SGD
@@ -36,6 +37,8 @@ typedef struct {
     nn_batch batch;
     int batch_size;
     double value_weight;
+    double aux_weight;        /* the captures head's loss weight (0: not trained; > 0 needs the
+                               * head, and keeps SGD on the CPU: no GPU kernel for its loss yet) */
     uint64_t rng;
     nn_sample *samples;       /* [batch_size] */
     int *order;               /* [batch_size] */
@@ -51,9 +54,11 @@ typedef struct {
     double beside_seconds;    /* the builder thread's time on those batches, hidden by the steps */
 } tr_trainer;
 
-/* A trainer for model m (taken over: freed by tr_trainer_free).  0, or -1 with a message. */
+/* A trainer for model m (taken over: freed by tr_trainer_free, or here when this fails).  aux_weight > 0
+ * trains the captures head too (m must have it; nn/model.h), on the samples whose final captures
+ * are known.  0, or -1 with a message. */
 int tr_trainer_init(tr_trainer *t, nn_model *m, const nn_sgd *sgd, int batch_size, double value_weight,
-                    uint64_t seed, char *err, size_t errlen);
+                    double aux_weight, uint64_t seed, char *err, size_t errlen);
 void tr_trainer_free(tr_trainer *t);
 
 /* Train on backend be from now on (the model's parameters, momenta and statistics go there).
