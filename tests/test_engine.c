@@ -362,7 +362,7 @@ END_TEST
 
 static const char *const TOOLS[] = { "arena", "engine", "replay", "render", "nn_dump", "bench_game",
                                       "bench_mcts", "bench_nn", "bench_train", "train", "strength",
-                                      "analyse", "serve", "equivariance" };
+                                      "analyse", "serve", "equivariance", "fit" };
 
 /* err is one line starting with prefix. */
 static void one_line_from(const char *what, const char *err, const char *prefix) {
@@ -480,6 +480,9 @@ START_TEST(tools_numeric_options_in_range) {
         { "serve", "--idle-minutes -1", "--idle-minutes" }, { "serve", "--agent uct:0", "--agent" },
         { "equivariance", "--games 0", "--games" }, { "equivariance", "--rings 40", "--rings" },
         { "equivariance", "--seed -1", "--seed" },
+        { "fit", "--replay /tmp --rings 40", "--rings" }, { "fit", "--replay /tmp --rings 37 --holdout 0.9", "--holdout" },
+        { "fit", "--replay /tmp --rings 37 --steps 0", "--steps" }, { "fit", "--rings 37", "--replay" },
+        { "fit", "--replay /tmp", "--rings" },
     };
     char out[4096], err[4096], what[160], prefix[96];
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {

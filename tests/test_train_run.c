@@ -443,7 +443,7 @@ END_TEST
 /* --aux-weight: a new network (random or --init's) gets the captures head and trains it (SGD on
  * the CPU even when a backend is given), the replay keeps the games' final captures, --init's
  * weights come through unchanged beside the new head, and a run without the head is not resumed
- * with it. */
+ * with it; tools/fit trains a fresh network with the head on the run's replay folder. */
 START_TEST(captures_head_in_a_run) {
     fresh_dir("aux");
     char err[512], path[400], src[400];
@@ -471,7 +471,27 @@ START_TEST(captures_head_in_a_run) {
     int known = 0;
     for (int i = 0; i < rb.count; i++) known += tr_replay_at(&rb, i)->fin.known;
     ck_assert_msg(known > 0, "no sample of %d kept its game's final captures", rb.count);
+    int count = rb.count;
     tr_replay_close(&rb, err, sizeof err);
+    /* tools/fit on that folder: a fresh network with the head, its held-out losses, the folder
+     * left as it was; too few samples for the batch asked: exit 1, saying so */
+    char args[700], out[8192], ferr[2048];
+    snprintf(args, sizeof args, "--replay %s --rings 37 --steps 4 --eval-every 2 --batch 16 --aux-weight 1", path);
+    int st = th_run_tool("test_train_run", "fit", args, 60, out, sizeof out, ferr, sizeof ferr);
+    if (st >= 0) {
+        ck_assert_msg(st == 0, "fit: status %d: %s", st, ferr);
+        ck_assert_msg(strstr(out, "step 2 train p") && strstr(out, "step 4 train p"), "%s", out);
+        double hp, hv, ha;
+        const char *line = strstr(out, "step 4 train");
+        ck_assert_msg(line && sscanf(strstr(line, "held-out"), "held-out p %lf v %lf a %lf", &hp, &hv, &ha) == 3, "%s", out);
+        ck_assert(hp > 0 && hv >= 0 && ha >= 0);
+        ck_assert_msg(tr_replay_open(&rb, path, ZZ_B37, 1000000, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(rb.count, count);
+        tr_replay_close(&rb, err, sizeof err);
+        snprintf(args, sizeof args, "--replay %s --rings 37 --steps 4 --batch 65536", path);
+        st = th_run_tool("test_train_run", "fit", args, 60, out, sizeof out, ferr, sizeof ferr);
+        ck_assert_msg(st == 1 && strstr(ferr, "too few"), "status %d: %s", st, ferr);
+    }
 
     nn_config nc;                               /* --init: the head added, the rest as it was */
     nn_config_default(&nc, ZZ_B37);
