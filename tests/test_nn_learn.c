@@ -57,6 +57,17 @@ static double target_entropy(const nn_batch *b)
 enum { FIT_N = 16, FIT_STEPS = 100 };
 #define FIT_FACTOR 100.0
 
+/* SGD for fitting a fixed set: lr 0.02 after 20 warmup steps, no weight decay. */
+static nn_sgd fit_sgd(void)
+{
+    nn_sgd o;
+    nn_sgd_default(&o);
+    o.lr = 0.02;
+    o.warmup = 20;
+    o.weight_decay = 0;
+    return o;
+}
+
 START_TEST(fits_a_fixed_set)
 {
     char err[256];
@@ -77,11 +88,7 @@ START_TEST(fits_a_fixed_set)
     nn_batch_init(&b);
     ck_assert(!nn_batch_build(&b, &m->geom, s, FIT_N, NULL, NULL, err, sizeof err));
     double h = target_entropy(&b);
-    nn_sgd o;
-    nn_sgd_default(&o);
-    o.lr = 0.02;
-    o.warmup = 20;
-    o.weight_decay = 0;
+    nn_sgd o = fit_sgd();
     nn_loss_parts p;
     double first = 0, last = 0;
     for (int step = 0; step < FIT_STEPS; step++) {
@@ -127,11 +134,7 @@ START_TEST(captures_head_fits_a_fixed_set)
     nn_batch b;
     nn_batch_init(&b);
     ck_assert_msg(!nn_batch_build(&b, &m->geom, s, FIT_N, NULL, NULL, err, sizeof err), "%s", err);
-    nn_sgd o;
-    nn_sgd_default(&o);
-    o.lr = 0.02;
-    o.warmup = 20;
-    o.weight_decay = 0;
+    nn_sgd o = fit_sgd();
     nn_loss_parts p;
     double first = 0, last = 0;
     for (int step = 0; step < FIT_STEPS; step++) {
