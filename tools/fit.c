@@ -96,7 +96,7 @@ static int held_out(nn_model *m, const tr_replay *r, int from, int to, fit_losse
         int n = to - at < CHUNK ? to - at : CHUNK, nf = 0, nv = n;
         for (int i = 0; i < n; i++) {                    /* full samples first */
             const tr_sample *t = tr_replay_at(r, at + i);
-            nn_sample x = { .pos = t->pos, .visits = t->visits, .nvisits = t->nvisits, .z = t->z, .fin = t->fin };
+            nn_sample x = tr_sample_for_batch(t);
             if (t->full) s[nf++] = x; else s[--nv] = x;
         }
         if ((rc = nn_batch_build(&b, &m->geom, s, n, NULL, NULL, err, errlen)) != 0 ||

@@ -78,12 +78,9 @@ int nn_aux_target(const zz_pos *pos, const nn_final_caps *fin, float t[NN_AUX])
 {
     for (int c = 0; c < 3; c++) {
         int total = pos->pool[c] + zz_popcount(pos->marble[c]) + pos->cap[0][c] + pos->cap[1][c];
-        if (fin->cap[0][c] + fin->cap[1][c] > total) return -1;
-        for (int s = 0; s < 2; s++) {
-            int end = fin->cap[s][c];       /* may be below pos's: with the pool empty a player places its own */
-            if (end > total || total == 0) return -1;
-            t[s * 3 + c] = (float)end / (float)total;
-        }
+        if (total == 0 || fin->cap[0][c] + fin->cap[1][c] > total) return -1;
+        for (int s = 0; s < 2; s++)         /* may be below pos's: with the pool empty a player places its own */
+            t[s * 3 + c] = (float)fin->cap[s][c] / (float)total;
     }
     return 0;
 }

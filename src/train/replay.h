@@ -66,6 +66,11 @@ int tr_replay_add(tr_replay *r, const tr_sample *s, int n, char *err, size_t err
 int tr_replay_flush(tr_replay *r, char *err, size_t errlen);
 /* Flush and free.  Returns what the flush returned. */
 int tr_replay_close(tr_replay *r, char *err, size_t errlen);
+/* A sample as a batch takes it (nn/batch.h): its position, visits (borrowed), value target and
+ * final captures.  The one place that lists what a batch reads from a stored sample. */
+static inline nn_sample tr_sample_for_batch(const tr_sample *s) {
+    return (nn_sample){ .pos = s->pos, .visits = s->visits, .nvisits = s->nvisits, .z = s->z, .fin = s->fin };
+}
 /* The i-th sample of the window, oldest first. */
 static inline const tr_sample *tr_replay_at(const tr_replay *r, int i) {
     return &r->ring[(r->head + i) % r->capacity];

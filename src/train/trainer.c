@@ -133,14 +133,7 @@ static int draw_batch(tr_trainer *t, const tr_replay *r, nn_batch *b, int *nf, c
             t->order[--nv] = k;
         }
     }
-    for (int i = 0; i < n; i++) {
-        const tr_sample *s = tr_replay_at(r, t->order[i]);
-        t->samples[i].pos = s->pos;
-        t->samples[i].visits = s->visits;
-        t->samples[i].nvisits = s->nvisits;
-        t->samples[i].z = s->z;
-        t->samples[i].fin = s->fin;
-    }
+    for (int i = 0; i < n; i++) t->samples[i] = tr_sample_for_batch(tr_replay_at(r, t->order[i]));
     *nf = nfull;
     return nn_batch_build(b, &t->model->geom, t->samples, n, NULL, &t->rng, err, errlen);
 }

@@ -46,7 +46,7 @@ static void replay_train_batch(zz_board_kind board, const tr_sample *s, int n) {
     }
     nn_sample *ns = calloc((size_t)n, sizeof *ns);
     FZ_ASSERT(ns != NULL, "out of memory");
-    for (int i = 0; i < n; i++) ns[i] = (nn_sample){ .pos = s[i].pos, .visits = s[i].visits, .nvisits = s[i].nvisits, .z = s[i].z, .fin = s[i].fin };
+    for (int i = 0; i < n; i++) ns[i] = tr_sample_for_batch(&s[i]);
     char err[256];
     uint64_t rng = 1;
     if (nn_batch_build(&batch[board], &geom[board], ns, n, NULL, &rng, err, sizeof err) != 0) fz_check_message(err, sizeof err);
