@@ -13,8 +13,8 @@
  *   3 / 9:  (1 + 12 + 66 + 220) / 4096 = 299 / 4096, p = 0.14599609375;
  *   0 / 5:  2 / 32 = 0.0625;   14 / 1:  2 (1 + 15) / 32768 = 0.0009765625;
  *   1 / 1:  2 · 3/4, capped: 1;   0 / 0: 1 (no game says anything).
- * And weights/README.md's figures, p ≈ 0.68 for 24 / 28 and 0.87 for 17 / 19 (by a Python sum of
- * binomial coefficients: 0.677808639, 0.867939400). */
+ * And the figures of weights/README.md and weights/TRAINING.md, p ≈ 0.68 for 24 / 28 and 0.87 for
+ * 17 / 19 (by a Python sum of binomial coefficients: 0.677808639, 0.867939400). */
 START_TEST(sign_test_by_hand) {
     ck_assert(fabs(mcts_sign_test_p(3, 9) - 0.14599609375) < 1e-12);
     ck_assert(fabs(mcts_sign_test_p(9, 3) - 0.14599609375) < 1e-12);

@@ -23,7 +23,7 @@ static void usage(FILE *f) {
                "  --agent SPEC   the player (default: the shipped network, %s,\n"
                "                 or %s when none is shipped)\n"
                "  --threads N    search threads unless SPEC says, 1..256 (default 2 on a machine with 2 or\n"
-               "                 more cores: stronger at equal time, weights/README.md; 1 is deterministic)\n"
+               "                 more cores: stronger at equal time, weights/LADDER.md; 1 is deterministic)\n"
                "  --seed S       random seed, 0..2^64-1 (default 1)\n"
                "  --handicap P:W,G,B  Zertz+H: player P (0 or 1) starts every game with W white, G grey\n"
                "                 and B black marbles from the pool in its captures (W,G,B alone: P1)\n"
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
     nn_omp_single_thread(argv);        /* the search's threads fill the cores: OpenMP on one (omp_env.h) */
     signal(SIGPIPE, SIG_IGN);
     const char *spec = NULL;
-    int threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;   /* measured stronger (weights/README.md) */
+    int threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;   /* measured stronger (weights/LADDER.md, "One game on two cores") */
     uint64_t seed = 1;
     const char *handicap = NULL;
     for (int i = 1; i < argc; i++) {

@@ -3,7 +3,7 @@
  * distinct openings (every opening played once with each colour), with score, Elo and its 95%
  * interval, the score moving first and moving second, the number of distinct games and the time
  * per move each side really used.  Prints the table as Markdown and can write it to a file
- * (weights/README.md carries it).
+ * (weights/LADDER.md carries its tables).
  *
  *   strength [--net CKPT|default] [--time MS | --sims N] [--games N] [--vs OPP]... [--previous CKPT]
  *            [--net-opts OPTS] [--rings N] [--parallel P] [--opening-plies K] [--seed S]

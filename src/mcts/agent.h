@@ -45,7 +45,7 @@
 typedef struct mcts_agent mcts_agent;
 
 /* The shipped player: the shipped network searching 1 s per move, unguarded on every board (the
- * settings the strength ladder in weights/README.md measured), and the player when no network is
+ * settings the strength ladder in weights/LADDER.md measured), and the player when no network is
  * shipped. */
 #define MCTS_DEFAULT_PLAYER "puct:default:1000000000,time=1000"
 #define MCTS_FALLBACK_PLAYER "uct:20000"
@@ -71,7 +71,7 @@ int mcts_default_weights(zz_board_kind board, char *path, size_t len);
  * 250 ms, and 20-20 against `ab` where the network alone scored 14-26, with earlier networks) and
  * on 48; with the networks shipped since, the guarded player lost to the unguarded one (48 rings:
  * 82-118 over 200 games at 250 ms and 1 s; 61: 32-68; 37: 33-66-1) and gained nothing against
- * `ab` (48: 29-11 against 33-7; 61: 24-16 against 25-15).  weights/README.md, "The alpha-beta
+ * `ab` (48: 29-11 against 33-7; 61: 24-16 against 25-15).  weights/LADDER.md, "The alpha-beta
  * guard by board" and "The guard among PUCT's best moves".
  * The guard share in force for the agent's current game (0: none, or not a puct agent). */
 double mcts_agent_guard(const mcts_agent *a);
@@ -80,7 +80,7 @@ double mcts_agent_guard(const mcts_agent *a);
  * number of threads, unless its spec sets guardtop= or guardpar=1 (the whole-root guard beside
  * PUCT).  4 on 48 and 61 rings:
  * against `ab` at 1 s a move it beat the whole-root guard on 48 rings with one thread and with
- * two, and on 61 it was better with one thread and even with two (weights/README.md, "The guard
+ * two, and on 61 it was better with one thread and even with two (weights/LADDER.md, "The guard
  * among PUCT's best moves"); 0 (the whole-root guard) on 37 rings, where neither form was
  * shipped. */
 int mcts_default_guard_top(zz_board_kind board);

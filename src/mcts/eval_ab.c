@@ -5,7 +5,7 @@
  * quiescence of the position (depth 0: mcts_ab_quiesce) or an alpha-beta search of `depth` plies
  * (mcts_ab_search), in ab.c's points (a captured white marble is 120); a won or lost game inside
  * the search is +-1 outright.  Measured against ab at 250 ms a move, it made the player weaker
- * (weights/README.md, "Can alpha-beta help the network's search?"): kept as an option for later
+ * (weights/LADDER.md, "Can alpha-beta help the network's search?"): kept as an option for later
  * experiments, used by no default.  The blend itself is eval_blend.c's. */
 #include "eval_blend.h"
 #include "ab.h"

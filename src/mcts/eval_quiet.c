@@ -3,7 +3,7 @@
  * A position whose mover must capture (zz_must_capture) is the middle of an exchange, and the
  * network judges such positions badly: after a sacrifice that forces a capture and sets up a
  * double capture in reply, the shipped 37-ring network valued the position +0.80 for the side
- * about to lose two marbles (weights/README.md, "Leaves in the middle of an exchange").  PUCT
+ * about to lose two marbles (weights/LADDER.md, "Leaves in the middle of an exchange").  PUCT
  * visits such a reply once, believes the bad value and never comes back.
  *
  * This evaluator keeps the inner evaluator's priors for every item, and for an item whose mover

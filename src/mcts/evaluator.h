@@ -79,7 +79,7 @@ int mcts_eval_nn_set_precision(mcts_evaluator *e, const char *precision, char *e
 int mcts_eval_nn_set_cache(mcts_evaluator *e, size_t entries, char *err, size_t errlen);
 /* With on, a CPU network evaluator shows the network each position under a symmetry of the board
  * drawn from the position's hash (eval_net.h: mcts_eval_position_sym), the answer mapped back:
- * the network is not equivariant (weights/README.md), so this decorrelates its errors across the
+ * the network is not equivariant (weights/LADDER.md), so this decorrelates its errors across the
  * positions of a search.  Off by default; copies follow their original.  -1 with a message when
  * e is not mcts_eval_nn_new's, or out of memory (the cache's answers are forgotten). */
 int mcts_eval_nn_set_by_symmetry(mcts_evaluator *e, bool on, char *err, size_t errlen);

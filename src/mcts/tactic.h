@@ -4,7 +4,7 @@
  * capture (zz_place_forces), and such a sacrifice can set up a larger capture in return.  The
  * networks give some of these winning sacrifices priors of 1 in 5,000, so PUCT never opens them:
  * on 61 rings `ab` won a game with a sacrifice ranked 233rd of 1,188 moves by the network
- * (weights/README.md, "Sacrifices the network does not look at").
+ * (weights/LADDER.md, "Leaves in the middle of an exchange … and sacrifices the network does not open").
  *
  * mcts_tactic_boost scores each forcing (colour, cell) group by alpha-beta's capture quiescence:
  * its highest-prior move is played, the captures that follow are played out by both sides
