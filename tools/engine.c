@@ -35,7 +35,8 @@ int main(int argc, char **argv) {
     nn_omp_single_thread(argv);        /* the search's threads fill the cores: OpenMP on one (omp_env.h) */
     signal(SIGPIPE, SIG_IGN);
     const char *spec = NULL;
-    int threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;   /* measured stronger (weights/LADDER.md, "One game on two cores") */
+    /* measured stronger: weights/LADDER.md, "One game on two cores" */
+    int threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     uint64_t seed = 1;
     const char *handicap = NULL;
     for (int i = 1; i < argc; i++) {
