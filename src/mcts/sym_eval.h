@@ -4,8 +4,9 @@
  * measured on positions of the shipped networks' own play, a symmetry's priors differ from the
  * identity's by a total variation of about 0.15 and agree on the best move in 54–65 % of positions
  * (weights/LADDER.md, "The network's answers averaged over the board's symmetries").  Averaging
- * over the board's symmetries (zz_board_nsyms: 12 on 37 and 61 rings, 6 on 48) is an ensemble of the network with
- * itself: PUCT's `rootsym=` does it for the root, where its cost (one batch of K) is negligible. */
+ * over the board's symmetries (zz_board_nsyms: 12 on 37 and 61 rings, 6 on 48) is an ensemble of
+ * the network with itself: PUCT's `rootsym=` does it for the root, where its cost (one batch of K)
+ * is negligible. */
 #ifndef MCTS_SYM_EVAL_H
 #define MCTS_SYM_EVAL_H
 
