@@ -1,6 +1,7 @@
 /* helpers.c — see helpers.h. */
 #include "helpers.h"
 #include "mcts/agent.h"
+#include "mcts/openings.h"
 #include "nn/checkpoint.h"
 #include <stdarg.h>
 #include <check.h>
@@ -71,8 +72,7 @@ zz_pos th_random_position(zz_board_kind kind, int plies, uint64_t *rng) {
 }
 
 const char *th_archive_dir(void) {
-    const char *d = getenv("ZZ_BOARDSPACE_DIR");
-    if (!d || !*d) d = "../shared/boardspace";
+    const char *d = mcts_archive_dir();
     struct stat st;
     char probe[1024];
     snprintf(probe, sizeof probe, "%s/manifest.csv", d);

@@ -102,6 +102,15 @@ START_TEST(bad_logs_refused) {
     ck_assert(read_text(HEADER("5") "strength: vs x\n", &b, err, sizeof err) == 0);
     ck_assert(!mcts_ladder_same_openings(&a, &b, why, sizeof why));
     ck_assert_str_eq(why, "seed 4 against 5");
+    mcts_ladder_log c;                       /* the same seed, openings from the archive: refused */
+    const char *archive_header =
+        "strength: puct:default:1000000000,time=1000,threads=1, fixed time per move, 61 rings, 6 games per "
+        "opponent from 3 openings (2 Boardspace turns each, both colours), 2 at once, seed 4\nstrength: vs x\n";
+    ck_assert_msg(read_text(archive_header, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert(c.archive == 1 && a.archive == 0 && c.plies == 2 && c.seed == 4);
+    ck_assert(!mcts_ladder_same_openings(&a, &c, why, sizeof why));
+    ck_assert_str_eq(why, "random openings against archive");
+    mcts_ladder_log_free(&c);
     mcts_ladder_rung x = { .opponent = "uct, same time (uct:1000000000,time=1000)", .spec = "uct:1000000000,time=1000" },
                      y = { .opponent = "uct, 10x the time (uct:1000000000,time=10000)", .spec = "uct:1000000000,time=10000" },
                      u = { .opponent = "no spec" }, v = { .opponent = "no spec" };

@@ -12,6 +12,7 @@
 #include "game/sgf.h"
 #include "game/sgf_files.h"
 #include "game/symmetry.h"
+#include "mcts/openings.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static int sample_positions(zz_board_kind k, zz_pos *out, int n, uint64_t *rng) 
 }
 
 int main(int argc, char **argv) {
-    const char *archive = getenv("ZZ_BOARDSPACE_DIR"), *given = NULL;
+    const char *archive = mcts_archive_dir(), *given = NULL;
     double min_secs = 1.0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gpu")) { printf("bench_game: CPU only, nothing to do on the GPU\n"); return 0; }
@@ -54,7 +55,6 @@ int main(int argc, char **argv) {
         } else if (argv[i][0] == '-' || given) return cli_unknown("bench_game", argv[i]);
         else archive = given = argv[i];
     }
-    if (!archive) archive = "../shared/boardspace";
     printf("bench_game (tools/bench_game%s), one thread\n", min_secs < 1 ? " --quick" : "");
     printf("%-44s %14s %12s\n", "what", "rate", "per item");
     uint64_t rng = 0x9E3779B97F4A7C15ULL;

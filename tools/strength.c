@@ -6,7 +6,8 @@
  * (weights/LADDER.md carries its tables).
  *
  *   strength [--net CKPT|default] [--time MS | --sims N] [--games N] [--vs OPP]... [--previous CKPT]
- *            [--net-opts OPTS] [--rings N] [--parallel P] [--opening-plies K] [--seed S]
+ *            [--net-opts OPTS] [--rings N] [--parallel P] [--opening-plies K]
+ *            [--openings random|archive [--archive DIR]] [--seed S]
  *            [--early-stop N] [--sprt ELO0,ELO1 [--sprt-alpha A] [--sprt-beta B]] [--markdown FILE]
  *            [--sgf DIR] [--quiet]
  *
@@ -16,11 +17,16 @@
  * Opponents (--vs, repeatable; default uct, uct10, ab, previous, random): `uct` is UCT at the same
  * time per move (or the same count), `uct10` at ten times it, `ab` the alpha-beta agent at the same
  * time (with --sims: to depth 3), `previous` the --previous network with the same search,
- * `random`, or any agent spec (src/mcts/agent.h). */
+ * `random`, or any agent spec (src/mcts/agent.h).
+ *
+ * Openings (src/mcts/openings.h): K random plies (the default), or with --openings archive the
+ * first K turns people played in the Boardspace archive's games on the board, distinct ones drawn
+ * by the seed. */
 #include "game/atomic_file.h"
 #include "mcts/ab.h"
 #include "cli.h"
 #include "mcts/match.h"
+#include "mcts/openings.h"
 #include "nn/cpu_info.h"
 #include "nn/omp_env.h"
 #include <errno.h>
@@ -50,7 +56,11 @@ static void usage(FILE *f) {
             "  --previous CKPT      the previously shipped network (the `previous` opponent)\n"
             "  --rings N            37, 48 or 61 (default 37)\n"
             "  --parallel P         games at once (default 2: one per core, each side on one thread)\n"
-            "  --opening-plies K    random plies of each opening (default 2)\n"
+            "  --opening-plies K    plies of each opening (default 2); with --openings archive, turns (1 to 8)\n"
+            "  --openings SRC       random: K random plies (default); archive: the first K turns of real\n"
+            "                       Boardspace games on the board, distinct ones drawn by the seed\n"
+            "  --archive DIR        the Boardspace archive for --openings archive (default:\n"
+            "                       $ZZ_BOARDSPACE_DIR, else ../shared/boardspace)\n"
             "  --seed S             openings and agents' seed (default 1)\n"
             "  --early-stop N       stop an opponent after N games once the interval excludes 50%%\n"
             "                       (default 20; 0 = play every game)\n"
@@ -89,6 +99,7 @@ typedef struct {
 /* What the command line asks for. */
 typedef struct {
     const char *net, *net_opts, *previous, *md, *sgf;
+    const char *archive;        /* NULL: openings of random plies; else the archive's folder */
     const char *vs[MAX_OPP];
     int nvs;
     long time_ms, sims;
@@ -102,7 +113,8 @@ typedef struct {
 static int parse_args(int argc, char **argv, ladder_args *a) {
     *a = (ladder_args){ .net = "default", .net_opts = "", .time_ms = 1000, .games = 100, .parallel = 2, .plies = 2,
                         .early = 20, .rings = 37, .seed = 1, .sprt = { 0, 0, 0.05, 0.05 } };
-    bool have_time = false;
+    bool have_time = false, use_archive = false;
+    const char *archive = NULL;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool ok = true;
@@ -128,6 +140,12 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
             }
         } else if (!strcmp(s, "--parallel")) ok = cli_int_opt(TOOL, argc, argv, &i, 1, 256, &a->parallel);
         else if (!strcmp(s, "--opening-plies")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 16, &a->plies);
+        else if (!strcmp(s, "--openings")) {
+            const char *v = cli_value(TOOL, argc, argv, &i);
+            if (!v) return 2;
+            if (strcmp(v, "random") && strcmp(v, "archive")) return bad(s, "expected random or archive");
+            use_archive = !strcmp(v, "archive");
+        } else if (!strcmp(s, "--archive")) ok = text_opt(argc, argv, &i, &archive);
         else if (!strcmp(s, "--early-stop")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 100000, &a->early);
         else if (!strcmp(s, "--seed")) ok = cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &a->seed);
         else if (!strcmp(s, "--sprt")) {
@@ -146,6 +164,11 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
         if (!ok) return 2;
     }
     if (have_time && a->sims) return bad("--sims", "give --sims or --time, not both");
+    if (archive && !use_archive) return bad("--archive", "only with --openings archive");
+    if (use_archive) {
+        if (a->plies < 1 || a->plies > 8) return bad("--opening-plies", "archive openings are 1 to 8 turns");
+        a->archive = archive ? archive : mcts_archive_dir();
+    }
     if (a->nvs == 0) {
         a->vs[a->nvs++] = "uct";
         a->vs[a->nvs++] = "uct10";
@@ -326,12 +349,15 @@ int main(int argc, char **argv) {
     zz_board_kind board = zz_board_for_rings(a.rings)->kind;
     static mcts_opening openings[MAX_OPENINGS];
     int want = a.games / 2 < MAX_OPENINGS ? a.games / 2 : MAX_OPENINGS;
-    int nop = mcts_openings_random(board, a.plies, want, a.seed, openings);
+    char why[1400];
+    int nop = a.archive ? mcts_openings_archive(a.archive, board, a.plies, want, a.seed, openings, why, sizeof why)
+                        : mcts_openings_random(board, a.plies, want, a.seed, openings);
+    if (nop < 0) return bad("--openings archive", why);
     if (nop < 1) return bad("--opening-plies", "no opening of that length exists");
-    printf("strength: %s, %s per move, %d rings, %d games per opponent from %d openings (%d random plies each, "
+    printf("strength: %s, %s per move, %d rings, %d games per opponent from %d openings (%d %s each, "
            "both colours), %d at once, seed %llu\n",
-           cand, a.sims ? "a fixed count" : "fixed time", zz_board_get(board)->rings, a.games, nop, a.plies, a.parallel,
-           (unsigned long long)a.seed);
+           cand, a.sims ? "a fixed count" : "fixed time", zz_board_get(board)->rings, a.games, nop, a.plies,
+           a.archive ? "Boardspace turns" : "random plies", a.parallel, (unsigned long long)a.seed);
     nn_cpu_print_line("strength: ");
     fflush(stdout);
     for (int k = 0; k < a.nvs; k++)

@@ -292,29 +292,6 @@ int mcts_match_run(const mcts_match_config *c, mcts_match_result *r, char *err, 
     return rc;
 }
 
-int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out) {
-    if (plies > 16) plies = 16;
-    uint64_t rng = mcts_seed(seed ^ 0x6F70656E696E6773ULL);
-    int have = 0;
-    for (int tries = 0; have < n && tries < 50 * n + 100; tries++) {
-        mcts_opening o;
-        memset(&o, 0, sizeof o);
-        zz_pos p;
-        zz_pos_init(&p, board);
-        while (o.n < plies && !zz_over(&p)) {
-            zz_move m = zz_random_move(&p, &rng);
-            o.moves[o.n++] = m;
-            zz_apply(&p, m, NULL);
-        }
-        if (zz_over(&p)) continue;
-        int dup = 0;
-        for (int k = 0; k < have && !dup; k++)
-            dup = out[k].n == o.n && !memcmp(out[k].moves, o.moves, (size_t)o.n * sizeof *o.moves);
-        if (!dup) out[have++] = o;
-    }
-    return have;
-}
-
 static double elo_of(double s) {
     if (s <= 0) return -INFINITY;
     if (s >= 1) return INFINITY;

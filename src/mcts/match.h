@@ -18,18 +18,9 @@
 
 #include "agent.h"
 #include "game/handicap.h"
+#include "openings.h"
 #include "sprt.h"
 #include <stdio.h>
-
-/* An opening: moves played from the start position before the agents decide. */
-typedef struct mcts_opening {
-    zz_move moves[16];
-    int n;
-} mcts_opening;
-
-/* n distinct openings of `plies` uniformly random legal moves each (distinct move sequences; fewer
- * when the board has fewer), seeded.  Returns how many were written. */
-int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out);
 
 /* The ply cap of the arena and the ladder: Boardspace has no repetition rule, and once the pool
  * is empty and no ring is free, two players can place and recapture the same marbles for ever

@@ -26,10 +26,13 @@ static bool parse_header(const char *line, mcts_ladder_log *log) {
     memcpy(log->player, line + 10, n);
     log->player[n] = 0;
     const char *rest = strchr(end + 2, ',');          /* after "fixed time per move" */
-    int games;
-    if (!rest || sscanf(rest, ", %d rings, %d games per opponent from %d openings (%d random plies", &log->rings,
-                        &games, &log->openings, &log->plies) != 4)
+    int games, used = 0;
+    if (!rest || sscanf(rest, ", %d rings, %d games per opponent from %d openings (%d %n", &log->rings, &games,
+                        &log->openings, &log->plies, &used) != 4 || !used)
         return false;
+    if (!strncmp(rest + used, "random plies", 12)) log->archive = 0;
+    else if (!strncmp(rest + used, "Boardspace turns", 16)) log->archive = 1;
+    else return false;
     const char *seed = strstr(rest, ", seed ");
     return seed && sscanf(seed, ", seed %llu", &log->seed) == 1;
 }
@@ -119,6 +122,8 @@ void mcts_ladder_log_free(mcts_ladder_log *log) {
 int mcts_ladder_same_openings(const mcts_ladder_log *a, const mcts_ladder_log *b, char *why, size_t whylen) {
     if (a->rings != b->rings) snprintf(why, whylen, "%d rings against %d", a->rings, b->rings);
     else if (a->seed != b->seed) snprintf(why, whylen, "seed %llu against %llu", a->seed, b->seed);
+    else if (a->archive != b->archive)
+        snprintf(why, whylen, "%s openings against %s", a->archive ? "archive" : "random", b->archive ? "archive" : "random");
     else if (a->plies != b->plies) snprintf(why, whylen, "openings of %d plies against %d", a->plies, b->plies);
     else if (a->openings != b->openings) snprintf(why, whylen, "%d openings against %d", a->openings, b->openings);
     else return 1;
