@@ -1,7 +1,7 @@
 /* test_mcts_openings.c — openings from the Boardspace archive (src/mcts/openings.h): a small
  * archive written here, read by hand (which games count, duplicates counted once, the order a
  * seed gives), bad archives refused with their file and line, the real archive's counts, and
- * tools/strength --openings archive. */
+ * tools/strength and tools/arena with --openings archive. */
 #include "helpers.h"
 #include "game/notation.h"
 #include "mcts/openings.h"
@@ -176,6 +176,30 @@ START_TEST(strength_takes_archive_openings) {
 }
 END_TEST
 
+/* tools/arena --openings archive: the same openings; none of that length, and bad options, refused. */
+START_TEST(arena_takes_archive_openings) {
+    char dir[] = "/tmp/zz-openings-XXXXXX", args[512];
+    static char out[1 << 16], err[1 << 14];
+    write_archive(dir, SMALL);
+    snprintf(args, sizeof args, "random random --games 4 --quiet --openings archive --archive %s", dir);
+    int st = th_run_tool("mcts_openings", "arena", args, 60, out, sizeof out, err, sizeof err);
+    if (st >= 0) {
+        ck_assert_msg(st == 0, "%s", err);
+        ck_assert_msg(strstr(out, "2 openings of 2 Boardspace turns"), "%s", out);
+        snprintf(args, sizeof args, "random random --games 4 --openings archive --opening-plies 3 --archive %s", dir);
+        ck_assert_int_eq(th_run_tool("mcts_openings", "arena", args, 20, out, sizeof out, err, sizeof err), 2);
+        ck_assert_msg(strstr(err, "no opening of that length exists"), "%s", err);
+        snprintf(args, sizeof args, "random random --archive %s", dir);
+        ck_assert_int_eq(th_run_tool("mcts_openings", "arena", args, 20, out, sizeof out, err, sizeof err), 2);
+        ck_assert_msg(strstr(err, "zertz: arena: --archive: only with --openings archive"), "%s", err);
+        ck_assert_int_eq(th_run_tool("mcts_openings", "arena", "random random --openings archive --archive /nonexistent",
+                                     20, out, sizeof out, err, sizeof err), 2);
+        ck_assert_msg(strstr(err, "cannot open"), "%s", err);
+    }
+    remove_archive(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("mcts_openings");
     TCase *t = tcase_create("openings");
@@ -184,6 +208,7 @@ static Suite *suite(void) {
     tcase_add_test(t, bad_archives_refused);
     tcase_add_test(t, real_archive_counts);
     tcase_add_test(t, strength_takes_archive_openings);
+    tcase_add_test(t, arena_takes_archive_openings);
     suite_add_tcase(s, t);
     return s;
 }

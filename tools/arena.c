@@ -1,11 +1,14 @@
 /* arena.c — play two agents against each other and report the score with an Elo estimate.
  *
  *   arena A B [--games N] [--parallel P] [--threads T] [--seed S] [--rings 37|48|61]
- *             [--sgf DIR] [--ply-cap N] [--opening-plies K] [--cmd-timeout MS] [--quiet]
+ *             [--sgf DIR] [--ply-cap N] [--opening-plies K] [--openings random|archive [--archive DIR]]
+ *             [--cmd-timeout MS] [--quiet]
  *
  * Agents: random | uct:ITERS[,opts] | puct:WEIGHTS:SIMS[,opts] | cmd:PROGRAM (src/mcts/agent.h).
  * Games 2k and 2k+1 start from the same opening of K random plies (default 2), each agent
  * moving first once, so deterministic agents never replay a game; repeated games are reported.
+ * With --openings archive they start from the first K turns of real Boardspace games on the board
+ * instead (src/mcts/openings.h).
  * Games alternate who starts; --parallel games run at once; every game is written as
  * Boardspace SGF into --sgf DIR, atomically (a record is whole under its name or absent); a record
  * that cannot be written stops the arena with "zertz: arena: ..." naming the file and the cause,
@@ -41,6 +44,10 @@ static void usage(FILE *f) {
                "                    two players can place and recapture the same marbles for ever)\n"
                "  --opening-plies K each pair of games starts with K random plies (the same for both\n"
                "                    colours), 0..16 (default 2; 0: every game from the start position)\n"
+               "  --openings SRC    random: K random plies (default); archive: the first K turns (1..8)\n"
+               "                    of real Boardspace games on the board, distinct ones drawn by the seed\n"
+               "  --archive DIR     the Boardspace archive for --openings archive (default:\n"
+               "                    $ZZ_BOARDSPACE_DIR, else ../shared/boardspace)\n"
                "  --cmd-timeout MS  milliseconds a cmd: engine has for each answer, 1..%d (default\n"
                "                    $%s, else %d; bestmove: plus the move's time); an\n"
                "                    engine that does not answer in time is stopped and loses\n"
@@ -57,6 +64,7 @@ static void usage(FILE *f) {
 /* One option at argv[*i] (its value, if any, after it).  1: taken; 0: not an option of ours;
  * -1: a bad value (reported). */
 static int opening_plies = 2;
+static cli_openings openings_opt;
 static zz_handicap handicap;
 
 /* --handicap [A:|B:]W,G,B: the agent receiving the marbles in handicap.player (0 A, 1 B). */
@@ -81,6 +89,8 @@ static int handicap_opt(int argc, char **argv, int *i, mcts_match_config *c) {
 static int parse_option(int argc, char **argv, int *i, mcts_match_config *c) {
     const char *a = argv[*i];
     if (!strcmp(a, "--opening-plies")) return cli_int_opt(TOOL, argc, argv, i, 0, 16, &opening_plies) ? 1 : -1;
+    int taken = cli_openings_opt(TOOL, argc, argv, i, &openings_opt);
+    if (taken) return taken;
     int rings;
     long cap, ms;
     if (!strcmp(a, "--quiet")) { c->progress = NULL; return 1; }
@@ -139,16 +149,23 @@ int main(int argc, char **argv) {
     char err[512];
     for (int k = 0; k < 2; k++)
         if (mcts_agent_check_board(c.spec[k], c.board, err, sizeof err) != 0) return cli_bad(TOOL, c.spec[k], err);
+    const char *archive;
+    if (cli_openings_check(TOOL, &openings_opt, opening_plies, mcts_archive_dir(), &archive)) return 2;
     mcts_opening *openings = NULL;
     if (opening_plies > 0) {
         int want = (c.games + 1) / 2;
         if (!(openings = malloc((size_t)want * sizeof *openings))) return cli_bad(TOOL, "openings", "out of memory");
-        c.nopenings = mcts_openings_random(c.board, opening_plies, want, c.seed, openings);
+        c.nopenings = mcts_openings_make(archive, c.board, opening_plies, want, c.seed, openings, err, sizeof err);
         c.openings = openings;
+        if (c.nopenings < 1) {
+            free(openings);
+            return cli_bad(TOOL, c.nopenings < 0 ? "--openings archive" : "--opening-plies",
+                           c.nopenings < 0 ? err : "no opening of that length exists");
+        }
     }
-    printf("arena: A = %s, B = %s: %d games on %d rings, %d at once, seed %llu, %d openings of %d random plies\n",
+    printf("arena: A = %s, B = %s: %d games on %d rings, %d at once, seed %llu, %d openings of %d %s\n",
            c.spec[0], c.spec[1], c.games, zz_board_get(c.board)->rings, c.parallel, (unsigned long long)c.seed,
-           c.nopenings, opening_plies);
+           c.nopenings, opening_plies, archive ? "Boardspace turns" : "random plies");
     if (c.handicap)
         printf("arena: Zertz+H: agent %c starts every game with %d/%d/%d (white/grey/black) in its captures\n",
                c.handicap->player ? 'B' : 'A', c.handicap->wgb[0], c.handicap->wgb[1], c.handicap->wgb[2]);

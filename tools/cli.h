@@ -120,4 +120,35 @@ static inline bool cli_rings_opt(const char *tool, int argc, char **argv, int *i
     return false;
 }
 
+/* The openings options of tools/arena and tools/strength (src/mcts/openings.h): --openings
+ * random|archive, and --archive DIR for the archive's folder. */
+typedef struct {
+    bool archive;              /* --openings archive */
+    const char *dir;           /* --archive DIR, or NULL */
+} cli_openings;
+
+/* Take --openings or --archive at argv[*i]: 1 taken, 0 neither, -1 a bad value (reported). */
+static inline int cli_openings_opt(const char *tool, int argc, char **argv, int *i, cli_openings *o) {
+    const char *opt = argv[*i];
+    if (strcmp(opt, "--openings") && strcmp(opt, "--archive")) return 0;
+    const char *v = cli_value(tool, argc, argv, i);
+    if (!v) return -1;
+    if (!strcmp(opt, "--archive")) o->dir = v;
+    else if (!strcmp(v, "random") || !strcmp(v, "archive")) o->archive = !strcmp(v, "archive");
+    else return cli_bad(tool, opt, "expected random or archive"), -1;
+    return 1;
+}
+
+/* After the options: *dir is the archive's folder (--archive, else default_dir) for archive
+ * openings of `plies` turns, NULL for random plies.  0, or 2 after reporting bad usage. */
+static inline int cli_openings_check(const char *tool, const cli_openings *o, int plies, const char *default_dir,
+                                     const char **dir) {
+    *dir = NULL;
+    if (o->dir && !o->archive) return cli_bad(tool, "--archive", "only with --openings archive");
+    if (!o->archive) return 0;
+    if (plies < 1 || plies > 8) return cli_bad(tool, "--opening-plies", "archive openings are 1 to 8 turns");
+    *dir = o->dir ? o->dir : default_dir;
+    return 0;
+}
+
 #endif

@@ -113,8 +113,9 @@ typedef struct {
 static int parse_args(int argc, char **argv, ladder_args *a) {
     *a = (ladder_args){ .net = "default", .net_opts = "", .time_ms = 1000, .games = 100, .parallel = 2, .plies = 2,
                         .early = 20, .rings = 37, .seed = 1, .sprt = { 0, 0, 0.05, 0.05 } };
-    bool have_time = false, use_archive = false;
-    const char *archive = NULL;
+    bool have_time = false;
+    cli_openings openings = { 0 };
+    int taken;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool ok = true;
@@ -140,12 +141,7 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
             }
         } else if (!strcmp(s, "--parallel")) ok = cli_int_opt(TOOL, argc, argv, &i, 1, 256, &a->parallel);
         else if (!strcmp(s, "--opening-plies")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 16, &a->plies);
-        else if (!strcmp(s, "--openings")) {
-            const char *v = cli_value(TOOL, argc, argv, &i);
-            if (!v) return 2;
-            if (strcmp(v, "random") && strcmp(v, "archive")) return bad(s, "expected random or archive");
-            use_archive = !strcmp(v, "archive");
-        } else if (!strcmp(s, "--archive")) ok = text_opt(argc, argv, &i, &archive);
+        else if ((taken = cli_openings_opt(TOOL, argc, argv, &i, &openings)) != 0) ok = taken > 0;
         else if (!strcmp(s, "--early-stop")) ok = cli_int_opt(TOOL, argc, argv, &i, 0, 100000, &a->early);
         else if (!strcmp(s, "--seed")) ok = cli_u64_opt(TOOL, argc, argv, &i, UINT64_MAX, &a->seed);
         else if (!strcmp(s, "--sprt")) {
@@ -164,11 +160,7 @@ static int parse_args(int argc, char **argv, ladder_args *a) {
         if (!ok) return 2;
     }
     if (have_time && a->sims) return bad("--sims", "give --sims or --time, not both");
-    if (archive && !use_archive) return bad("--archive", "only with --openings archive");
-    if (use_archive) {
-        if (a->plies < 1 || a->plies > 8) return bad("--opening-plies", "archive openings are 1 to 8 turns");
-        a->archive = archive ? archive : mcts_archive_dir();
-    }
+    if (cli_openings_check(TOOL, &openings, a->plies, mcts_archive_dir(), &a->archive)) return 2;
     if (a->nvs == 0) {
         a->vs[a->nvs++] = "uct";
         a->vs[a->nvs++] = "uct10";
@@ -350,8 +342,7 @@ int main(int argc, char **argv) {
     static mcts_opening openings[MAX_OPENINGS];
     int want = a.games / 2 < MAX_OPENINGS ? a.games / 2 : MAX_OPENINGS;
     char why[1400];
-    int nop = a.archive ? mcts_openings_archive(a.archive, board, a.plies, want, a.seed, openings, why, sizeof why)
-                        : mcts_openings_random(board, a.plies, want, a.seed, openings);
+    int nop = mcts_openings_make(a.archive, board, a.plies, want, a.seed, openings, why, sizeof why);
     if (nop < 0) return bad("--openings archive", why);
     if (nop < 1) return bad("--opening-plies", "no opening of that length exists");
     printf("strength: %s, %s per move, %d rings, %d games per opponent from %d openings (%d %s each, "

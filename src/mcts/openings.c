@@ -157,3 +157,9 @@ int mcts_openings_archive(const char *dir, zz_board_kind board, int turns, int n
     free(l.v);
     return have;
 }
+
+int mcts_openings_make(const char *archive_dir, zz_board_kind board, int k, int n, uint64_t seed,
+                       mcts_opening *out, char *err, size_t errlen) {
+    if (!archive_dir) return mcts_openings_random(board, k, n, seed, out);
+    return mcts_openings_archive(archive_dir, board, k, n, seed, out, err, errlen);
+}

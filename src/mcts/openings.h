@@ -42,4 +42,9 @@ const char *mcts_archive_dir(void);
 int mcts_openings_archive(const char *dir, zz_board_kind board, int turns, int n, uint64_t seed,
                           mcts_opening *out, char *err, size_t errlen);
 
+/* A match's openings: from the archive at archive_dir (k turns, mcts_openings_archive), or of k
+ * random plies when archive_dir is NULL (mcts_openings_random, which cannot fail). */
+int mcts_openings_make(const char *archive_dir, zz_board_kind board, int k, int n, uint64_t seed,
+                       mcts_opening *out, char *err, size_t errlen);
+
 #endif
