@@ -4,11 +4,12 @@
  * Two sources:
  *  - random: K uniformly random legal moves.  Cheap and endless, but some are lopsided: a random
  *    move can leave its own side a sacrifice or a capture behind (weights/LADDER.md, "Where the
- *    games against `ab` are lost: the random openings").  Playing each opening with both colours
- *    makes a lopsided one cost a strong player one game of its pair.
+ *    games against `ab` are lost: the random openings").  Each opening is played with both
+ *    colours, so against a strong opponent a lopsided one costs its bad side's game.
  *  - archive: the first K turns that people played in real Boardspace games on the board (the
  *    archive's normalized/<rings>.jsonl: one JSON object per game with its turns in notation).
- *    Every distinct sequence counts once, however many games began with it.
+ *    Every distinct sequence counts once, however many games began with it.  Positions people
+ *    reach, though by the network's judgement not more even in general (the same section).
  *
  * An opening holds moves (a placement, or one jump of a chain), at most MCTS_OPENING_MAX. */
 #ifndef MCTS_OPENINGS_H
