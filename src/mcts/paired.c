@@ -123,7 +123,8 @@ int mcts_ladder_same_openings(const mcts_ladder_log *a, const mcts_ladder_log *b
     if (a->rings != b->rings) snprintf(why, whylen, "%d rings against %d", a->rings, b->rings);
     else if (a->seed != b->seed) snprintf(why, whylen, "seed %llu against %llu", a->seed, b->seed);
     else if (a->archive != b->archive)
-        snprintf(why, whylen, "%s openings against %s", a->archive ? "archive" : "random", b->archive ? "archive" : "random");
+        snprintf(why, whylen, "%s openings against %s", a->archive ? "archive" : "random",
+                 b->archive ? "archive" : "random");
     else if (a->plies != b->plies) snprintf(why, whylen, "openings of %d plies against %d", a->plies, b->plies);
     else if (a->openings != b->openings) snprintf(why, whylen, "%d openings against %d", a->openings, b->openings);
     else return 1;

@@ -10,10 +10,11 @@
  *
  * A ladder's log is what tools/strength writes without --quiet (standard output and error
  * together): its first line "strength: PLAYER, ... R rings, G games per opponent from N openings
- * (K random plies each, ...), ... seed S" (or "K Boardspace turns each": archive openings), then per opponent "strength: vs NAME (SPEC)" and one
- * line per finished game, "game I  A first  P plies  A wins" (A is the measured player; "B
- * wins", "draw"), in the order the games finished.  (The header is on standard output, the rest on
- * standard error: the header may come anywhere in the file, the games after their opponent.) */
+ * (K random plies each, ...), ... seed S" (or "K Boardspace turns each": archive openings),
+ * then per opponent "strength: vs NAME (SPEC)" and one line per finished game, "game I  A first
+ * P plies  A wins" (A is the measured player; "B wins", "draw"), in the order the games
+ * finished.  (The header is on standard output, the rest on standard error: the header may come
+ * anywhere in the file, the games after their opponent.) */
 #ifndef ZZ_MCTS_PAIRED_H
 #define ZZ_MCTS_PAIRED_H
 
