@@ -105,12 +105,6 @@ START_TEST(bad_archives_refused) {
 }
 END_TEST
 
-static int opening_cmp(const void *a, const void *b) {
-    const mcts_opening *x = a, *y = b;
-    if (x->n != y->n) return x->n - y->n;
-    return memcmp(x->moves, y->moves, (size_t)x->n * sizeof *x->moves);
-}
-
 /* The real archive: the distinct two-turn openings of its clean games that go on after them,
  * counted independently by a Python pass over the normalized jsonl files (a set of each game's first two
  * notation texts): 7,075 on 37 rings, 2,792 on 48 and 1,757 on 61.  The archive's first game
@@ -142,8 +136,8 @@ START_TEST(real_archive_counts) {
     ck_assert(memcmp(again, all, 20 * sizeof *all) == 0);          /* a prefix of the seed's order */
     ck_assert_int_eq(mcts_openings_archive(arch, ZZ_B37, 2, 20, 6, again, err, sizeof err), 20);
     ck_assert(memcmp(again, all, 20 * sizeof *all) != 0);          /* another seed, another order */
-    qsort(all, 7075, sizeof *all, opening_cmp);
-    for (int i = 1; i < 7075; i++) ck_assert(opening_cmp(&all[i - 1], &all[i]) != 0);
+    qsort(all, 7075, sizeof *all, mcts_opening_cmp);
+    for (int i = 1; i < 7075; i++) ck_assert(mcts_opening_cmp(&all[i - 1], &all[i]) != 0);
 }
 END_TEST
 

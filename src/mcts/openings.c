@@ -7,6 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int mcts_opening_cmp(const void *a, const void *b) {
+    const mcts_opening *x = a, *y = b;
+    if (x->n != y->n) return x->n < y->n ? -1 : 1;
+    for (int i = 0; i < x->n; i++)
+        if (x->moves[i] != y->moves[i]) return x->moves[i] < y->moves[i] ? -1 : 1;
+    return 0;
+}
+
 int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out) {
     if (plies > MCTS_OPENING_MAX) plies = MCTS_OPENING_MAX;
     uint64_t rng = mcts_seed(seed ^ 0x6F70656E696E6773ULL);
@@ -23,8 +31,7 @@ int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, m
         }
         if (zz_over(&p)) continue;
         int dup = 0;
-        for (int k = 0; k < have && !dup; k++)
-            dup = out[k].n == o.n && !memcmp(out[k].moves, o.moves, (size_t)o.n * sizeof *o.moves);
+        for (int k = 0; k < have && !dup; k++) dup = !mcts_opening_cmp(&out[k], &o);
         if (!dup) out[have++] = o;
     }
     return have;
@@ -50,14 +57,6 @@ static int list_push(opening_list *l, const mcts_opening *o) {
         l->cap = cap;
     }
     l->v[l->n++] = *o;
-    return 0;
-}
-
-static int opening_cmp(const void *a, const void *b) {
-    const mcts_opening *x = a, *y = b;
-    if (x->n != y->n) return x->n < y->n ? -1 : 1;
-    for (int i = 0; i < x->n; i++)
-        if (x->moves[i] != y->moves[i]) return x->moves[i] < y->moves[i] ? -1 : 1;
     return 0;
 }
 
@@ -123,10 +122,10 @@ static int read_openings(const char *path, zz_board_kind board, int turns, openi
     free(line);
     fclose(f);
     if (rc) return -1;
-    if (l->n) qsort(l->v, (size_t)l->n, sizeof *l->v, opening_cmp);
+    if (l->n) qsort(l->v, (size_t)l->n, sizeof *l->v, mcts_opening_cmp);
     int k = 0;
     for (int i = 0; i < l->n; i++)
-        if (k == 0 || opening_cmp(&l->v[k - 1], &l->v[i])) l->v[k++] = l->v[i];
+        if (k == 0 || mcts_opening_cmp(&l->v[k - 1], &l->v[i])) l->v[k++] = l->v[i];
     l->n = k;
     return 0;
 }

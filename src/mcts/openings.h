@@ -27,6 +27,9 @@ typedef struct mcts_opening {
     int n;
 } mcts_opening;
 
+/* Order of openings: by length, then move by move (0 when they are the same sequence). */
+int mcts_opening_cmp(const void *a, const void *b);
+
 /* n distinct openings of `plies` uniformly random legal moves each (distinct move sequences; fewer
  * when the board has fewer), seeded.  Returns how many were written. */
 int mcts_openings_random(zz_board_kind board, int plies, int n, uint64_t seed, mcts_opening *out);
