@@ -182,6 +182,32 @@ START_TEST(raster_sphere_shading) {
 }
 END_TEST
 
+/* rd_text_shorten: a text that fits is kept; a longer one is cut at a character's start (never
+ * inside the two bytes of è) to the longest prefix that fits with "…" after it; no room, "…". */
+START_TEST(font_shorten_cuts_to_fit) {
+    rd_font f = { 12, false, RD_ALIGN_LEFT };
+    char out[128];
+    ck_assert_str_eq(rd_text_shorten(&f, "game", 1000, out, sizeof out), "game");
+    const char *title = "Zèrtz èèèèèèèèèè: a title far too long for the room it is given";
+    const float room = 100;
+    rd_text_shorten(&f, title, room, out, sizeof out);
+    size_t len = strlen(out);
+    ck_assert_uint_gt(len, 3);
+    ck_assert_str_eq(out + len - 3, "\xe2\x80\xa6");
+    size_t keep = len - 3;
+    ck_assert_uint_gt(keep, 0);
+    ck_assert(strncmp(out, title, keep) == 0);
+    ck_assert_msg(((unsigned char)title[keep] & 0xC0) != 0x80, "cut inside a character at byte %zu", keep);
+    ck_assert_float_le(rd_text_width(&f, out), room);
+    char longer[128];                                   /* one character more would not fit */
+    size_t next = keep + 1;
+    while (((unsigned char)title[next] & 0xC0) == 0x80) next++;
+    snprintf(longer, sizeof longer, "%.*s\xe2\x80\xa6", (int)next, title);
+    ck_assert_float_gt(rd_text_width(&f, longer), room);
+    ck_assert_str_eq(rd_text_shorten(&f, title, 1, out, sizeof out), "\xe2\x80\xa6");
+}
+END_TEST
+
 START_TEST(font_ink_stays_in_its_box) {
     rd_font f = { 20, false, RD_ALIGN_LEFT };
     float w = rd_text_width(&f, "Wd4,d1");
@@ -1594,6 +1620,7 @@ static Suite *render_suite(void) {
     tcase_add_test(t, raster_stroke_is_a_union);
     tcase_add_test(t, raster_sphere_shading);
     tcase_add_test(t, font_ink_stays_in_its_box);
+    tcase_add_test(t, font_shorten_cuts_to_fit);
     tcase_add_test(t, png_round_trip_and_errors);
     suite_add_tcase(s, t);
     t = tcase_create("pictures");

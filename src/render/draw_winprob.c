@@ -66,8 +66,10 @@ static void draw_header(rd_canvas *c, const char *title, const rd_style *st, flo
     float legend = 0;
     for (int k = 1; k <= 3; k++) legend += 34 * s + rd_text_width(&f, FLAG_NAME[k]);
     float x = right - legend + 18 * s;
-    big.size = rd_text_fit(&big, title ? title : "", x - 24 * s - LEFT * s, 9 * s);
-    rd_text(c, &big, LEFT * s, TITLE_Y * s, t->text, title ? title : "");
+    float room = x - 24 * s - LEFT * s;
+    char cut[512];
+    big.size = rd_text_fit(&big, title ? title : "", room, 9 * s);
+    rd_text(c, &big, LEFT * s, TITLE_Y * s, t->text, rd_text_shorten(&big, title ? title : "", room, cut, sizeof cut));
     for (int k = 1; k <= 3; k++) {
         rd_rgb col = rd_winprob_flag_colour(st, k);
         x += rd_legend_item(c, &f, x, TITLE_Y * s, col, t->text_dim, FLAG_NAME[k], true);

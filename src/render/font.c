@@ -12,6 +12,7 @@
 #include "render/font.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,4 +304,21 @@ float rd_text_fit(const rd_font *f, const char *utf8, float max_w, float min_siz
     if (w <= max_w || w <= 0) return f->size;
     float s = f->size * max_w / w;
     return s < min_size ? min_size : s;
+}
+
+char *rd_text_shorten(const rd_font *f, const char *utf8, float max_w, char *out, size_t n) {
+    if (n == 0) return out;
+    snprintf(out, n, "%s", utf8);
+    if (rd_text_width(f, out) <= max_w) return out;
+    size_t len = strlen(out);
+    const char *dots = "\xe2\x80\xa6";                  /* … */
+    while (len > 0) {
+        do len--;
+        while (len > 0 && ((unsigned char)out[len] & 0xC0) == 0x80);   /* back to a character's start */
+        if (len + 4 > n) continue;
+        memcpy(out + len, dots, 4);
+        if (rd_text_width(f, out) <= max_w) return out;
+    }
+    snprintf(out, n, "%s", n >= 4 ? dots : "");
+    return out;
 }

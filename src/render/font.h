@@ -23,5 +23,8 @@ float rd_text(rd_canvas *c, const rd_font *f, float x, float y, rd_rgb col, cons
 float rd_text_mid(rd_canvas *c, const rd_font *f, float x, float cy, rd_rgb col, const char *utf8);
 /* The largest size (at most f->size, at least min_size) at which the text fits max_w pixels. */
 float rd_text_fit(const rd_font *f, const char *utf8, float max_w, float min_size);
+/* utf8 into out (n bytes), cut at a character's start and ended with "…" where it is wider than
+ * max_w pixels, so that it fits (only "…" when nothing more does); returns out. */
+char *rd_text_shorten(const rd_font *f, const char *utf8, float max_w, char *out, size_t n);
 
 #endif
