@@ -2,7 +2,8 @@
  * reports progress, is stopped mid-search and ends on its budget; play, undo and errors that
  * leave the game alone; and the review (review.h) on crafted games with known answers: a turn
  * that throws away a win is a blunder, the engine's own turn loses 0, a forced turn is never
- * flagged, the JSON is valid; and tools/analyse on good and bad input. */
+ * flagged, a reply better than the engine's choice revalues the turn that allowed it (hindsight),
+ * the JSON is valid; and tools/analyse on good and bad input. */
 #include "helpers.h"
 #include "engine/json.h"
 #include "engine/review.h"
@@ -366,6 +367,86 @@ START_TEST(review_never_flags_a_forced_turn) {
 }
 END_TEST
 
+/* Three one-move turns from the 37-ring start, none the engine's, none visited in the same
+ * search (so valued from the next position), with positions pos[0..3], for ze_review_score. */
+static void hindsight_game(ze_review *r, ze_review_turn *turns, zz_pos *pos) {
+    zz_move *moves = malloc(ZZ_MAX_MOVES * sizeof *moves);
+    ck_assert_ptr_nonnull(moves);
+    memset(r, 0, sizeof *r);
+    r->nturns = 3, r->turns = turns;
+    zz_pos_init(&pos[0], ZZ_B37);
+    for (int i = 0; i < 3; i++) {
+        int n = zz_gen_moves(&pos[i], moves);
+        ck_assert_int_ge(n, 2);
+        ze_review_turn *t = &turns[i];
+        memset(t, 0, sizeof *t);
+        t->player = pos[i].to_move;
+        t->nmoves = t->nbest = 1;
+        t->moves[0] = moves[0], t->best_moves[0] = moves[1];
+        t->sims = 1000;
+        pos[i + 1] = pos[i];
+        zz_apply(&pos[i + 1], moves[0], NULL);
+        ck_assert_int_ne(pos[i + 1].to_move, t->player);      /* a whole turn */
+    }
+    free(moves);
+}
+
+/* Hindsight, with values worked by hand (T = 1.6: wp(v) = sigmoid(2 atanh(v) / 1.6), so
+ * wp(0.9) = 0.86298, wp(0.1) = 0.53131, wp(0) = 0.5, wp(-0.9) = 0.13702, wp(0.15) = 0.54709,
+ * wp(-0.1) = 0.46869).  The third turn's mover stood at +0.1 by the engine; the turn played left
+ * the other side at -0.9, so it was worth +0.9: better than the engine's by 0.332 (>= 0.10).  The
+ * second turn, which allowed it, is then valued at -0.9 ("reply played"), a loss of 0.363 from
+ * its +0.0: a blunder, where the next position's value alone (-0.1) lost 0.031. */
+START_TEST(review_scores_in_hindsight) {
+    ze_review r;
+    ze_review_turn turns[3];
+    zz_pos pos[4];
+    ze_review_config c;
+    ze_review_config_default(&c);
+    hindsight_game(&r, turns, pos);
+    double val[4] = { 0.0, 0.0, 0.1, -0.9 };
+    ze_review_score(&r, pos, val, 3, &c);
+    const ze_review_turn *t2 = &turns[2], *t1 = &turns[1], *t0 = &turns[0];
+    ck_assert(t2->better && t2->value_from == ZE_FROM_NEXT && t2->label == ZE_LABEL_NONE);
+    ck_assert(t2->value_best == 0.1 && t2->value_played == 0.9 && t2->value_before == 0.9 && t2->loss == 0);
+    ck_assert(fabs(t2->wp_before - 0.86298) < 1e-5);
+    ck_assert(!t1->better && t1->value_from == ZE_FROM_REPLY && t1->value_played == -0.9 && t1->value_before == 0.0);
+    ck_assert(fabs(t1->loss - 0.36298) < 1e-5 && t1->label == ZE_LABEL_BLUNDER);
+    ck_assert(!t0->better && t0->value_from == ZE_FROM_NEXT && t0->loss == 0 && t0->label == ZE_LABEL_NONE);
+    /* while the review runs: with the third position not yet analysed, the second turn is valued
+     * from the next position's own value; the third position's value then revises it */
+    hindsight_game(&r, turns, pos);
+    ze_review_score(&r, pos, val, 2, &c);
+    ck_assert(t1->value_from == ZE_FROM_NEXT && t1->value_played == -0.1);
+    ck_assert(fabs(t1->loss - 0.03131) < 1e-5 && t1->label == ZE_LABEL_NONE);
+    /* below the threshold: +0.15 against +0.1 gains 0.016, so no hindsight */
+    val[3] = -0.15;
+    ze_review_score(&r, pos, val, 3, &c);
+    ck_assert(!t2->better && t2->value_before == 0.1 && t2->loss == 0);
+    ck_assert(t1->value_from == ZE_FROM_NEXT && t1->value_played == -0.1 && t1->label == ZE_LABEL_NONE);
+    /* a turn the same search visited enough keeps that search's value, unless the next position's
+     * own search shows it better than the engine's turn (+0.9 against +0.1): then that one */
+    for (int k = 0; k < 2; k++) {
+        val[3] = k == 0 ? -0.15 : -0.9;
+        hindsight_game(&r, turns, pos);
+        turns[2].visits_same = 500, turns[2].q_same = 0.12;
+        ze_review_score(&r, pos, val, 3, &c);
+        if (k == 0) ck_assert(t2->value_from == ZE_FROM_SAME_SEARCH && t2->value_played == 0.12 && !t2->better);
+        else ck_assert(t2->value_from == ZE_FROM_NEXT && t2->value_played == 0.9 && t2->better && t1->label == ZE_LABEL_BLUNDER);
+    }
+    /* the engine's own turn, or a forced one, is never "better": it is what the engine saw */
+    val[3] = -0.9;
+    for (int k = 0; k < 2; k++) {
+        hindsight_game(&r, turns, pos);
+        if (k == 0) turns[2].best_moves[0] = turns[2].moves[0];
+        else turns[2].forced = true;
+        ze_review_score(&r, pos, val, 3, &c);
+        ck_assert_msg(!t2->better && t2->value_before == 0.1 && t2->loss == 0, "case %d", k);
+        ck_assert_msg(t1->value_from == ZE_FROM_NEXT && t1->value_played == -0.1 && t1->label == ZE_LABEL_NONE, "case %d", k);
+    }
+}
+END_TEST
+
 START_TEST(review_json_is_valid_and_complete) {
     char err[512];
     zz_game g;
@@ -505,6 +586,7 @@ static Suite *suite(void) {
     tcase_add_test(r, review_engine_turn_loses_nothing);
     tcase_add_test(r, review_values_played_turns_in_the_same_search);
     tcase_add_test(r, review_never_flags_a_forced_turn);
+    tcase_add_test(r, review_scores_in_hindsight);
     tcase_add_test(r, review_json_is_valid_and_complete);
     tcase_add_test(r, review_refuses_bad_budget_and_empty_game);
     tcase_add_test(r, analyse_tool_outputs);

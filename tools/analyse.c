@@ -137,21 +137,22 @@ static void print_table(const zz_game *g, const ze_review *r) {
         if (isnan(t->loss)) snprintf(loss, sizeof loss, "-");
         else snprintf(loss, sizeof loss, "%.1f", 100 * t->loss);
         printf("%4d  %-14s %-22s %6s  %-22s %6s %6s %6s  %s%s\n", i + 1, name, t->played, wp,
-               t->is_best ? "=" : t->best, vb, vp, loss, ZE_LABEL_NAMES[t->label], t->forced ? "(forced)" : "");
+               t->is_best ? "=" : t->best, vb, vp, loss, ZE_LABEL_NAMES[t->label],
+               t->forced ? "(forced)" : t->better ? "(better than the engine's)" : "");
     }
 }
 
 static void print_summary(const zz_game *g, const ze_review *r) {
     for (int pl = 0; pl < 2; pl++) {
-        int count[4] = { 0 }, scored = 0, same = 0;
+        int count[4] = { 0 }, scored = 0, same = 0, better = 0;
         double sum = 0;
         for (int i = 0; i < r->nturns; i++) {
             const ze_review_turn *t = &r->turns[i];
             if (t->player != pl || isnan(t->loss)) continue;
-            count[t->label]++, scored++, sum += t->loss, same += t->is_best;
+            count[t->label]++, scored++, sum += t->loss, same += t->is_best, better += t->better;
         }
-        printf("%s: %d turns, %d as the engine, mean loss %.1f%%, %d inaccuracies, %d mistakes, %d blunders\n",
-               g->player_name[pl][0] ? g->player_name[pl] : pl ? "Player 2" : "Player 1", scored, same,
+        printf("%s: %d turns, %d as the engine, %d better, mean loss %.1f%%, %d inaccuracies, %d mistakes, %d blunders\n",
+               g->player_name[pl][0] ? g->player_name[pl] : pl ? "Player 2" : "Player 1", scored, same, better,
                scored ? 100 * sum / scored : 0.0, count[1], count[2], count[3]);
     }
     printf("analysed %d positions in %.1f s%s\n", r->done, r->seconds, r->stopped ? " (stopped early)" : "");
@@ -200,7 +201,9 @@ static int write_boards(const char *dir, const zz_game *g, const ze_review *r, c
         if (!t->label) continue;
         rd_canvas c;
         char path[1200], caption[160];
-        snprintf(caption, sizeof caption, "%s: lost %.0f%% of win probability", ZE_LABEL_NAMES[t->label], 100 * t->loss);
+        int k = snprintf(caption, sizeof caption, "%s: lost %.0f%% of win probability", ZE_LABEL_NAMES[t->label], 100 * t->loss);
+        if (t->value_from == ZE_FROM_REPLY && i + 1 < r->nturns)
+            snprintf(caption + k, sizeof caption - (size_t)k, ", shown by the reply %s", r->turns[i + 1].played);
         if (rd_draw_review_turn(g, i, t->best_moves, t->nbest, caption, &st, &c, err, errlen) != 0) return -1;
         snprintf(path, sizeof path, "%.1000s/turn-%03d-%s.png", dir, i + 1, ZE_LABEL_NAMES[t->label]);
         int rc = rd_png_write(&c, path, err, errlen);

@@ -14,8 +14,10 @@ static cJSON *turn_json(const ze_review_turn *t, int index) {
     cJSON_AddStringToObject(o, "best", t->best);
     cJSON_AddBoolToObject(o, "is_best", t->is_best);
     cJSON_AddBoolToObject(o, "forced", t->forced);
+    cJSON_AddBoolToObject(o, "better", t->better);
     add_number(o, "wp_before", t->wp_before);
     add_number(o, "value_best", t->value_best);
+    add_number(o, "value_before", t->value_before);
     add_number(o, "value_played", t->value_played);
     add_number(o, "wp_played", t->wp_played);
     if (t->value_from) cJSON_AddStringToObject(o, "value_from", ZE_FROM_NAMES[t->value_from]);
@@ -32,18 +34,20 @@ static cJSON *turn_json(const ze_review_turn *t, int index) {
 static cJSON *summary_json(const ze_review *r) {
     cJSON *arr = cJSON_CreateArray();
     for (int pl = 0; pl < 2; pl++) {
-        int count[4] = { 0 }, scored = 0;
+        int count[4] = { 0 }, scored = 0, better = 0;
         double sum = 0;
         for (int i = 0; i < r->nturns; i++) {
             const ze_review_turn *t = &r->turns[i];
             if (t->player != pl || isnan(t->loss)) continue;
             count[t->label]++;
             scored++;
+            better += t->better;
             sum += t->loss;
         }
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "player", pl);
         for (int l = 1; l < 4; l++) cJSON_AddNumberToObject(o, ZE_LABEL_NAMES[l], count[l]);
+        cJSON_AddNumberToObject(o, "better", better);
         add_number(o, "mean_loss", scored ? sum / scored : NAN);
         cJSON_AddNumberToObject(o, "turns_scored", scored);
         cJSON_AddItemToArray(arr, o);

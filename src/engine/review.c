@@ -6,7 +6,7 @@
 #include <string.h>
 
 const char *const ZE_LABEL_NAMES[4] = { "", "inaccuracy", "mistake", "blunder" };
-const char *const ZE_FROM_NAMES[5] = { "", "engine", "result", "same search", "next position" };
+const char *const ZE_FROM_NAMES[6] = { "", "engine", "result", "same search", "next position", "reply played" };
 
 void ze_review_config_default(ze_review_config *c) {
     memset(c, 0, sizeof *c);
@@ -91,23 +91,55 @@ static bool turn_forced(const zz_pos *start, const zz_turn *t) {
     return true;
 }
 
-/* Fill the values, loss and label of turn i from the positions' values (val[i]: the value for the
- * player to move at the start of turn i, NAN when not analysed). */
-static void score_turn(ze_review_turn *t, const zz_pos *after, const double *val, int i, const ze_review_config *cfg) {
-    t->value_best = val[i];
-    t->is_best = t->nbest == t->nmoves && !memcmp(t->best_moves, t->moves, (size_t)t->nmoves * sizeof *t->moves);
+/* Whether a turn valued `played` was worth more than the engine's turn, valued `best`, by at least
+ * the inaccuracy threshold in win probability. */
+static bool beats_engine(double played, double best, const ze_review_config *cfg) {
+    return ze_win_prob(played, cfg->temperature) - ze_win_prob(best, cfg->temperature) >= cfg->thresholds[0];
+}
+
+/* The value of turn t's played turn, and where it came from (review.h): `next` is the next
+ * position's value for the player to move there (its value_before, so a reply found better than
+ * the engine's choice counts), `next_better` whether it was so found.  The same search's value
+ * gives way to the next position's own where that one shows the turn better than the engine's. */
+static double played_value(const ze_review_turn *t, const zz_pos *after, double next, bool next_better,
+                           const ze_review_config *cfg, int *from) {
     uint32_t enough = (uint32_t)fmax(ZE_SAME_SEARCH_VISITS, 0.01 * (double)t->sims);
-    t->value_from = ZE_FROM_NONE;
-    if (t->is_best) t->value_played = t->value_best, t->value_from = ZE_FROM_ENGINE;
-    else if (zz_over(after)) t->value_played = after->winner < 0 ? 0.0 : after->winner == t->player ? 1.0 : -1.0, t->value_from = ZE_FROM_RESULT;
-    else if (t->nmoves == 1 && t->visits_same >= enough) t->value_played = t->q_same, t->value_from = ZE_FROM_SAME_SEARCH;
-    else if (isnan(val[i + 1])) t->value_played = NAN;
-    else t->value_played = after->to_move == t->player ? val[i + 1] : -val[i + 1], t->value_from = ZE_FROM_NEXT;
-    t->wp_before = isnan(t->value_best) ? NAN : ze_win_prob(t->value_best, cfg->temperature);
+    double from_next = after->to_move == t->player ? next : -next;
+    if (next_better) return *from = ZE_FROM_REPLY, from_next;
+    if (t->is_best) return *from = ZE_FROM_ENGINE, t->value_best;
+    if (zz_over(after)) return *from = ZE_FROM_RESULT, after->winner < 0 ? 0.0 : after->winner == t->player ? 1.0 : -1.0;
+    bool next_beats = !isnan(next) && !t->forced && beats_engine(from_next, t->value_best, cfg);
+    if (t->nmoves == 1 && t->visits_same >= enough && !next_beats) return *from = ZE_FROM_SAME_SEARCH, t->q_same;
+    if (isnan(next)) return *from = ZE_FROM_NONE, NAN;
+    return *from = ZE_FROM_NEXT, from_next;
+}
+
+/* Fill turn t's values, loss and label from its position's value and the next turn's hindsight
+ * value (next, next_better: see played_value). */
+static void score_turn(ze_review_turn *t, const zz_pos *after, double value_best, double next, bool next_better,
+                       const ze_review_config *cfg) {
+    t->value_best = value_best;
+    t->is_best = t->nbest == t->nmoves && !memcmp(t->best_moves, t->moves, (size_t)t->nmoves * sizeof *t->moves);
+    t->value_played = played_value(t, after, next, next_better, cfg, &t->value_from);
+    double wp_best = isnan(value_best) ? NAN : ze_win_prob(value_best, cfg->temperature);
     t->wp_played = isnan(t->value_played) ? NAN : ze_win_prob(t->value_played, cfg->temperature);
+    bool searched_alone = t->value_from == ZE_FROM_NEXT || t->value_from == ZE_FROM_REPLY || t->value_from == ZE_FROM_RESULT;
+    t->better = !t->forced && !t->is_best && searched_alone && beats_engine(t->value_played, value_best, cfg);
+    t->value_before = t->better ? t->value_played : value_best;
+    t->wp_before = t->better ? t->wp_played : wp_best;
     t->loss = isnan(t->wp_before) || isnan(t->wp_played) ? NAN : fmax(0.0, t->wp_before - t->wp_played);
     if (t->forced || t->is_best) t->loss = isnan(t->loss) ? NAN : 0.0;
     t->label = isnan(t->loss) ? ZE_LABEL_NONE : ze_review_label(t->loss, cfg->thresholds);
+}
+
+void ze_review_score(ze_review *r, const zz_pos *pos, const double *val, int upto, const ze_review_config *cfg) {
+    if (upto > r->nturns) upto = r->nturns;
+    for (int i = upto - 1; i >= 0; i--) {
+        bool next_scored = i + 1 < upto;
+        double next = next_scored ? r->turns[i + 1].value_before : val[i + 1];
+        bool next_better = next_scored && r->turns[i + 1].better;
+        score_turn(&r->turns[i], &pos[i + 1], val[i], next, next_better, cfg);
+    }
 }
 
 static bool stop_raised(const atomic_int *stop) { return stop && atomic_load(stop) != 0; }
@@ -144,7 +176,7 @@ int ze_review_game(mcts_agent *a, const zz_game *g, const ze_review_config *cfg,
         memcpy(t->moves, gt->moves, sizeof t->moves);
         snprintf(t->played, sizeof t->played, "%s", gt->text);
         t->forced = turn_forced(&pos[i], gt);
-        t->value_best = t->value_played = t->wp_before = t->wp_played = t->loss = NAN;
+        t->value_best = t->value_before = t->value_played = t->wp_before = t->wp_played = t->loss = NAN;
     }
     if (mcts_agent_newgame(a, &g->start, cfg->seed, err, errlen) != 0) goto done;
     double t0 = mcts_now_s();
@@ -167,10 +199,10 @@ int ze_review_game(mcts_agent *a, const zz_game *g, const ze_review_config *cfg,
         }
         r->done = i + 1;
         r->seconds = mcts_now_s() - t0;
-        if (i > 0) score_turn(&r->turns[i - 1], &pos[i], val, i - 1, cfg);
+        ze_review_score(r, pos, val, i, cfg);
         if (progress) progress(r, i, ctx);
     }
-    for (int i = 0; i < n; i++) score_turn(&r->turns[i], &pos[i + 1], val, i, cfg);
+    ze_review_score(r, pos, val, n, cfg);
     r->stopped = stop_raised(stop) && r->done < r->total;
     r->seconds = mcts_now_s() - t0;
     rc = 0;

@@ -280,6 +280,9 @@ async function reviewGame(page) {
   check(want.length > 0, `the review flags no turn of ${path.basename(REVIEW_SGF)} (no inaccuracy, mistake or blunder at 50 ms): pick another game with ZZ_REVIEW_SGF`);
   check(JSON.stringify(listed) === JSON.stringify(want), `flagged turns in the list ${JSON.stringify(listed)} differ from the server's ${JSON.stringify(want)}`);
   check(JSON.stringify(dots) === JSON.stringify(want), `flagged dots on the graph ${JSON.stringify(dots)} differ from the server's ${JSON.stringify(want)}`);
+  const better = turns.map((t, i) => (t.better ? String(i + 1) : null)).filter(Boolean);
+  const shownBetter = await page.$$eval('[data-testid=better-move]', (l) => l.map((e) => e.dataset.turn));
+  check(JSON.stringify(shownBetter) === JSON.stringify(better), `turns marked better than the engine's ${JSON.stringify(shownBetter)} differ from the server's ${JSON.stringify(better)}`);
   const summary = await page.$$('[data-testid^=rv-summary-]');
   check(summary.length >= 2, 'the summary per player is missing');
   log(`flagged: ${want.join(', ')}`);

@@ -321,8 +321,10 @@
         Z.h('span', { class: 'mv-n' }, String(i + 1)),
         Z.h('span', { class: 'seat-dot seat-' + t.player, title: names[t.player] }),
         Z.h('code', { class: 'mv-text' }, t.played),
-        flagged ? Z.h('span', { class: 'badge lbl-' + t.label }, t.label) : (t.is_best ? Z.h('span', { class: 'badge best-badge', title: 'The engine\'s choice' }, '✓') : null),
-        flagged ? Z.h('span', { class: 'loss' }, fmtLoss(t.loss)) : null,
+        flagged ? Z.h('span', { class: 'badge lbl-' + t.label }, t.label)
+          : t.better ? Z.h('span', { class: 'badge better-badge', 'data-testid': 'better-move', 'data-turn': i + 1, title: 'Better than the engine\'s choice: its search saw this turn\'s worth only once it was played' }, '!')
+          : (t.is_best ? Z.h('span', { class: 'badge best-badge', title: 'The engine\'s choice' }, '✓') : null),
+        flagged ? Z.h('span', { class: 'loss', title: t.value_from === 'reply played' ? 'Seen in hindsight: the reply played was better than the engine had thought' : null }, fmtLoss(t.loss)) : null,
         flagged && t.best ? Z.h('span', { class: 'best-alt' }, 'best ', Z.h('code', null, t.best)) : null);
       ol.append(li);
     });
