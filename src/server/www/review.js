@@ -385,7 +385,7 @@
     el.svg.dataset.turn = String(t);
 
     if (turn) {
-      box.append(Z.h('div', { class: 'pos-head' }, Z.h('b', null, `Turn ${t + 1}`), ' · ', Z.h('span', { class: 'seat-dot seat-' + turn.player }), ' ', names[turn.player]));
+      box.append(Z.h('div', { class: 'pos-head' }, Z.h('b', null, `Turn ${t + 1}`), ' · ', Z.h('span', { class: 'seat-dot seat-' + turn.player }), ' ', Z.h('span', { class: 'pos-name', title: names[turn.player] }, names[turn.player])));
       const dl = Z.h('dl', { class: 'facts' });
       dl.append(Z.h('dt', null, Z.h('i', { class: 'sw sw-played' }), 'Played'), Z.h('dd', null, Z.h('code', { 'data-testid': 'rv-played' }, turn.played),
         turn.label ? Z.h('span', { class: 'badge lbl-' + turn.label }, turn.label) : null));
