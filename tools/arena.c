@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
     printf("simulations per second: A %.0f, B %.0f\n", r.seconds[0] > 0 ? r.sims[0] / r.seconds[0] : 0.0,
            r.seconds[1] > 0 ? r.sims[1] / r.seconds[1] : 0.0);
     if (r.overrides[0] || r.overrides[1])
-        printf("moves replaced by the alpha-beta guard: A %llu of %ld, B %llu of %ld\n", (unsigned long long)r.overrides[0],
+        printf("moves replaced by the alpha-beta guard or the forcing check: A %llu of %ld, B %llu of %ld\n", (unsigned long long)r.overrides[0],
                r.moves[0], (unsigned long long)r.overrides[1], r.moves[1]);
     if (c.sgf_dir) printf("games written to %s/game-NNNN.sgf\n", c.sgf_dir);
     if (r.errors) {

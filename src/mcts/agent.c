@@ -119,6 +119,9 @@ void agent_defaults(mcts_agent *a, int kind, int threads_default) {
     a->guard_margin = 100;
     a->guard_depth = 2;
     a->guard_parallel = -1;
+    a->forcing_top = 3;
+    a->forcing_margin = 150;
+    a->forcing_share = 0.1;
     a->prec = -1;
     a->cache = MCTS_EVAL_CACHE_DEFAULT;
     a->cmd_timeout_ms = MCTS_CMD_TIMEOUT_DEFAULT_MS;
@@ -246,6 +249,10 @@ mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, siz
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    if (a->kind == AG_PUCT && a->forcing > 0 && !(a->forcer = mcts_forcing_new(MCTS_FORCING_MAX_K))) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     if (a->kind == AG_PUCT && make_eval(a, ZZ_B37, 1, err, errlen) != 0) {
         /* fail early on bad weights; "default" is resolved per board at newgame */
         if (strcmp(a->weights, "default")) goto fail;
@@ -269,6 +276,7 @@ void mcts_agent_free(mcts_agent *a) {
     mcts_uct_free(a->uct);
     mcts_puct_free(a->puct);
     mcts_ab_free(a->ab);
+    mcts_forcing_free(a->forcer);
     mcts_evaluator_free(a->ev);
     free(a);
 }
@@ -307,6 +315,10 @@ int mcts_agent_newgame(mcts_agent *a, const zz_pos *start, uint64_t seed, char *
         if (!a->guard_top_given && !strcmp(a->weights, "default"))
             a->guard_top = a->guard_parallel > 0 ? 0 : mcts_default_guard_top((zz_board_kind)start->board);
         if (a->guard > 0 && !a->ab && !(a->ab = ab_new())) { snprintf(err, errlen, "out of memory"); return -1; }
+        if (a->forcing > 0 && !a->forcer && !(a->forcer = mcts_forcing_new(MCTS_FORCING_MAX_K))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         a->pcfg.seed = s;
         if (!(a->puct = mcts_puct_new(&a->pcfg, a->ev, err, errlen))) return -1;
         mcts_puct_set_root(a->puct, start);
@@ -349,10 +361,29 @@ double mcts_move_time_ms(double per_move_ms, double game_ms, double used_ms, int
     return per_move_ms > 0 && per_move_ms < share ? per_move_ms : share;
 }
 
+/* forcing=: PUCT's choice m checked against the other player's forcing runs, among its most
+ * visited root moves (forcing.h), by the move's end (t0 + tms); with a simulation budget (tms 0),
+ * no clock but MCTS_FORCING_SIMS_NODES positions a search (the same moves for a seed). */
+static zz_move forcing_check(mcts_agent *a, const zz_pos *p, zz_move m, double tms, double t0) {
+    zz_move ranked[MCTS_FORCING_TOP_MAX];
+    int top = a->forcing_top + 1 < MCTS_FORCING_TOP_MAX ? a->forcing_top + 1 : MCTS_FORCING_TOP_MAX;
+    int n = mcts_tree_root_children(mcts_puct_tree(a->puct), ranked, NULL, NULL, top);
+    if (n < 2 || ranked[0] != m) return m;              /* PUCT's move is its most visited one */
+    bool replaced;
+    m = mcts_forcing_check(a->forcer, p, ranked, n, a->forcing, a->forcing_margin, tms > 0 ? t0 + tms / 1000 : 0,
+                           tms > 0 ? 0 : MCTS_FORCING_SIMS_NODES, &replaced, NULL);
+    a->stats.overrides += replaced;
+    return m;
+}
+
 /* PUCT's move for p in tms ms (0: the simulation budget), guarded when guard= is on: the guard
- * before PUCT, or beside it on its own thread.  0, or -1 with a message. */
+ * before PUCT, or beside it on its own thread; then, with forcing=, checked against forcing runs
+ * in the share of the time it keeps.  0, or -1 with a message. */
 static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz_move *m, char *err, size_t errlen) {
     sync_root(a, p);
+    double move_ms = tms;
+    bool forcing = a->forcing > 0 && a->forcer;
+    if (forcing && tms > 0) tms *= 1 - a->forcing_share;
     bool guarded = a->guard > 0 && a->ab != NULL;
     mcts_guard g = { .ab = a->ab, .share = a->guard, .margin = a->guard_margin, .depth = a->guard_depth,
                      .beside = agent_guard_in_parallel(a), .top = a->guard_top,
@@ -375,6 +406,7 @@ static int puct_choose(mcts_agent *a, const zz_pos *p, double tms, double t0, zz
         a->stats.guarded_beside += beside;
     }
     if (rc != 0) return -1;
+    if (forcing) *m = forcing_check(a, p, *m, move_ms, t0);
     a->stats.sims += th.stats.iterations;
     return 0;
 }

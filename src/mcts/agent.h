@@ -92,7 +92,8 @@ typedef struct mcts_agent_stats {
     long moves;               /* moves chosen */
     double seconds;           /* time spent choosing them */
     uint64_t sims;            /* simulations (UCT iterations / PUCT playouts) */
-    uint64_t overrides;       /* moves of PUCT that its alpha-beta guard replaced (guard=) */
+    uint64_t overrides;       /* moves of PUCT that its alpha-beta guard or its forcing check
+                                 replaced (guard=, forcing=) */
     uint64_t guarded_beside;  /* moves whose guard searched on its own thread beside PUCT (guardpar=) */
 } mcts_agent_stats;
 

@@ -6,6 +6,7 @@
 
 #include "agent.h"
 #include "ab.h"
+#include "forcing.h"
 #include "mcts/evaluator.h"
 #include "proc.h"
 #include <stdbool.h>
@@ -48,10 +49,16 @@ struct mcts_agent {
     int guard_to_the_end;          /* guard_top > 0: its alpha-beta deepens until the move's time is spent */
     int guard_parallel;            /* 1: the guard searches on its own thread beside PUCT, 0: before
                                       it; -1 (default): beside it when threads > 1 and guardtop=0 */
+    int forcing;                   /* > 0: PUCT's move checked against the other player's forcing
+                                      runs of this many placements (forcing.h; 0: off) */
+    int forcing_top, forcing_margin; /* forcing=: PUCT's moves checked besides its choice, and the
+                                      points by which another must beat it */
+    double forcing_share;          /* forcing=: the share of a move's time kept for the check */
     int reuse;                     /* keep the subtree of the move played */
     mcts_uct *uct;
     mcts_puct *puct;
     mcts_ab *ab;
+    mcts_forcing *forcer;          /* forcing=: its searcher */
     mcts_evaluator *ev;
     mcts_proc proc;
     char program[512];
