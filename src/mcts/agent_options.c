@@ -221,7 +221,7 @@ static void help_option(FILE *f, const agent_option *o, const mcts_agent *u, con
     else if (o->kinds == FOR_PUCT) snprintf(dflt, sizeof dflt, "%g", dp);
     else if (du == dp) snprintf(dflt, sizeof dflt, "%g", du);
     else snprintf(dflt, sizeof dflt, "uct %g, puct %g", du, dp);
-    fprintf(f, "  %-12s %-5s %-14s %s (default: %s)\n", o->key,
+    fprintf(f, "  %-13s %-5s %-14s %s (default: %s)\n", o->key,
             o->kinds == FOR_BOTH ? "" : o->kinds == FOR_ALL ? "all" : o->kinds == FOR_UCT ? "uct" : "puct", range,
             o->help, dflt);
 }
