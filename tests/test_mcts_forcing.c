@@ -191,7 +191,7 @@ END_TEST
 
 START_TEST(agent_options) {
     char err[512];
-    mcts_agent *a = mcts_agent_new("puct:default:30,forcing=3,forcingtop=2,forcingmargin=200,forcingshare=0.2", 1, err, sizeof err);
+    mcts_agent *a = mcts_agent_new("puct:default:30,forcing=3,forcingtop=2,forcinggap=200,forcingshare=0.2", 1, err, sizeof err);
     ck_assert_msg(a, "%s", err);
     zz_pos p;
     position_of(BEFORE_48, &p);

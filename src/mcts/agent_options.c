@@ -116,7 +116,7 @@ static const agent_option OPTIONS[] = {
       { F(FOR_PUCT, forcing) } },
     { "forcingtop", FOR_PUCT, 1, MCTS_FORCING_TOP_MAX - 1, true, "forcing=: PUCT's most visited moves checked besides its choice",
       { F(FOR_PUCT, forcing_top) } },
-    { "forcingmargin", FOR_PUCT, 1, 100000, true, "forcing=: points by which another checked move must beat PUCT's (120 = a white)",
+    { "forcinggap", FOR_PUCT, 1, 100000, true, "forcing=: points by which another checked move must beat PUCT's (120 = a white)",
       { F(FOR_PUCT, forcing_margin) } },
     { "forcingshare", FOR_PUCT, 0, 0.5, false, "forcing=: share of a move's time kept for the check",
       { F(FOR_PUCT, forcing_share) } },
@@ -221,7 +221,7 @@ static void help_option(FILE *f, const agent_option *o, const mcts_agent *u, con
     else if (o->kinds == FOR_PUCT) snprintf(dflt, sizeof dflt, "%g", dp);
     else if (du == dp) snprintf(dflt, sizeof dflt, "%g", du);
     else snprintf(dflt, sizeof dflt, "uct %g, puct %g", du, dp);
-    fprintf(f, "  %-13s %-5s %-14s %s (default: %s)\n", o->key,
+    fprintf(f, "  %-12s %-5s %-14s %s (default: %s)\n", o->key,
             o->kinds == FOR_BOTH ? "" : o->kinds == FOR_ALL ? "all" : o->kinds == FOR_UCT ? "uct" : "puct", range,
             o->help, dflt);
 }
