@@ -120,7 +120,7 @@ void agent_defaults(mcts_agent *a, int kind, int threads_default) {
     a->guard_depth = 2;
     a->guard_parallel = -1;
     a->forcing_top = 3;
-    a->forcing_margin = 150;
+    a->forcing_gap = 150;
     a->forcing_share = 0.1;
     a->prec = -1;
     a->cache = MCTS_EVAL_CACHE_DEFAULT;
@@ -249,10 +249,6 @@ mcts_agent *mcts_agent_new(const char *spec, int threads_default, char *err, siz
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    if (a->kind == AG_PUCT && a->forcing > 0 && !(a->forcer = mcts_forcing_new(MCTS_FORCING_MAX_K))) {
-        snprintf(err, errlen, "out of memory");
-        goto fail;
-    }
     if (a->kind == AG_PUCT && make_eval(a, ZZ_B37, 1, err, errlen) != 0) {
         /* fail early on bad weights; "default" is resolved per board at newgame */
         if (strcmp(a->weights, "default")) goto fail;
@@ -370,7 +366,7 @@ static zz_move forcing_check(mcts_agent *a, const zz_pos *p, zz_move m, double t
     int n = mcts_tree_root_children(mcts_puct_tree(a->puct), ranked, NULL, NULL, top);
     if (n < 2 || ranked[0] != m) return m;              /* PUCT's move is its most visited one */
     bool replaced;
-    m = mcts_forcing_check(a->forcer, p, ranked, n, a->forcing, a->forcing_margin, tms > 0 ? t0 + tms / 1000 : 0,
+    m = mcts_forcing_check(a->forcer, p, ranked, n, a->forcing, a->forcing_gap, tms > 0 ? t0 + tms / 1000 : 0,
                            tms > 0 ? 0 : MCTS_FORCING_SIMS_NODES, &replaced, NULL);
     a->stats.overrides += replaced;
     return m;

@@ -51,7 +51,7 @@ struct mcts_agent {
                                       it; -1 (default): beside it when threads > 1 and guardtop=0 */
     int forcing;                   /* > 0: PUCT's move checked against the other player's forcing
                                       runs of this many placements (forcing.h; 0: off) */
-    int forcing_top, forcing_margin; /* forcing=: PUCT's moves checked besides its choice, and the
+    int forcing_top, forcing_gap;  /* forcing=: PUCT's moves checked besides its choice, and the
                                       points by which another must beat it */
     double forcing_share;          /* forcing=: the share of a move's time kept for the check */
     int reuse;                     /* keep the subtree of the move played */

@@ -117,7 +117,7 @@ static const agent_option OPTIONS[] = {
     { "forcingtop", FOR_PUCT, 1, MCTS_FORCING_TOP_MAX - 1, true, "forcing=: PUCT's most visited moves checked besides its choice",
       { F(FOR_PUCT, forcing_top) } },
     { "forcinggap", FOR_PUCT, 1, 100000, true, "forcing=: points by which another checked move must beat PUCT's (120 = a white)",
-      { F(FOR_PUCT, forcing_margin) } },
+      { F(FOR_PUCT, forcing_gap) } },
     { "forcingshare", FOR_PUCT, 0, 0.5, false, "forcing=: share of a move's time kept for the check",
       { F(FOR_PUCT, forcing_share) } },
     { "guard", FOR_PUCT, 0, 0.9, false, "share of a move's time (time= or game=) for an alpha-beta guard on the move (0, the default: none)",

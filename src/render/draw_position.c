@@ -49,11 +49,12 @@ void rd_position_geom(zz_board_kind kind, const rd_style *st, rd_geom *g) {
     rd_geom_fit(g, zz_board_get(kind), st->coords, L.bx, L.by, L.bw, L.bh);
 }
 
-/* Text in the box width w, shrunk to fit (to half its size), then cut with "…" where still too wide. */
-static void fitted(rd_canvas *c, rd_font f, float x, float y, float w, rd_rgb col, const char *s) {
+/* Text in the box width w, shrunk to fit (to half its size), then cut with "…" where still too wide;
+ * returns the width drawn. */
+static float fitted(rd_canvas *c, rd_font f, float x, float y, float w, rd_rgb col, const char *s) {
     char cut[512];
     f.size = rd_text_fit(&f, s, w, f.size * 0.5f);
-    rd_text(c, &f, x, y, col, rd_text_shorten(&f, s, w, cut, sizeof cut));
+    return rd_text(c, &f, x, y, col, rd_text_shorten(&f, s, w, cut, sizeof cut));
 }
 
 /* The side panel (see rd_draw_trays); draws nothing when c is NULL, records the marbles in sp. */
@@ -90,14 +91,9 @@ static float trays(rd_canvas *c, const rd_theme *t, const zz_pos *p, const char 
         }
         const char *tag = over && winner == pl ? "wins" : "";
         float tagw = *tag ? rd_text_width(&small, tag) + 0.15f * u : 0;
-        if (c) {                                /* the name, smaller and then cut to fit its room */
-            rd_font hf = head;
-            char cut[256];
-            float room = w - 0.28f * u - tagw;
-            hf.size = rd_text_fit(&head, names[pl], room, head.size * 0.5f);
-            const char *shown = rd_text_shorten(&hf, names[pl], room, cut, sizeof cut);
-            rd_text(c, &hf, tx, ty, t->text, shown);
-            if (*tag) rd_text(c, &small, tx + rd_text_width(&hf, shown) + 0.15f * u, ty, t->accent, tag);
+        if (c) {
+            float namew = fitted(c, head, tx, ty, w - 0.28f * u - tagw, t->text, names[pl]);
+            if (*tag) rd_text(c, &small, tx + namew + 0.15f * u, ty, t->accent, tag);
         }
         y += 0.42f * u;
         for (int col = 0; col < 3; col++) {
