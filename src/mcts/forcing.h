@@ -14,9 +14,13 @@
  *     ends;
  *   - a line's end is scored by alpha-beta's static evaluation (mcts_ab_evaluate, in its points: a
  *     white marble is 120), from the attacker's view; a finished game is +-MCTS_AB_WIN.
- * Alpha-beta over that tree; past the root, one placement per (colour, cell) is tried, whatever
- * ring it removes (the ring removed seldom matters to a forcing run, and this keeps k = 3 to
- * about 0.1 s on 48 rings).  Capture chains of either side are searched in full.
+ * Alpha-beta over that tree; past the root, one placement per (colour, cell) is tried, with the
+ * first ring generated (this keeps k = 3 to about 0.1 s on 48 rings, where every ring removal
+ * took 4.6 s).  The ring removed can decide which capture the defender is left with, so the
+ * grouping misses runs: on 61-ring positions, 40 of 295 values with k = 2 differed from the
+ * search without it (weights/LADDER.md, "Where the 61-ring games against `ab` are lost"; no
+ * other choice of ring tried was better everywhere).  Capture chains of either side are searched
+ * in full.
  *
  * Invariants: the value is at least the attacker's stand-pat value when the root is quiet (it may
  * stop at once); with k = 0 it is the capture quiescence of alpha-beta's evaluation.  A search
