@@ -13,6 +13,7 @@
 #include "train/selfplay.h"
 #include "train/trainer.h"
 #include "helpers.h"
+#include "mcts/forcing.h"
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,9 +314,10 @@ START_TEST(quiet_leaves_reach_the_search) {
 }
 END_TEST
 
-/* --tactic-prior reaches the searches: a prior floor out of range is refused by the searchers'
- * own check (so the value got there), and self-play with the floor on (an alpha-beta quiescence
- * per search thread) plays well-formed games. */
+/* --tactic-prior and --tactic-run reach the searches: a prior floor or a run out of range is
+ * refused by the searchers' own check (so the value got there), and self-play with the floor on
+ * (an alpha-beta quiescence per search thread), and with runs at the roots, plays well-formed
+ * games. */
 START_TEST(tactic_prior_reaches_the_search) {
     count_ctx cc = { .rng = 7 };
     mcts_evaluator ev = { "count", 16, count_eval, NULL, &cc, count_clone };
@@ -325,12 +327,18 @@ START_TEST(tactic_prior_reaches_the_search) {
     ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
     ck_assert_msg(strstr(err, "tactic_prior") != NULL, "%s", err);
     c.tactic_prior = 0.05;
-    tr_selfplay *sp = start_selfplay(&c, &ev);
-    sample_counts sc = { 0, 0 };
-    ck_assert_int_ge(poll_games(sp, 16, look_counting, &sc), 16);
-    tr_selfplay_stop(sp);
-    ck_assert_ptr_null(tr_selfplay_error(sp));
-    tr_selfplay_free(sp);
+    c.tactic_run = MCTS_FORCING_MAX_K + 1;
+    ck_assert_ptr_null(tr_selfplay_new(&c, &ev, err, sizeof err));
+    ck_assert_msg(strstr(err, "tactic_run") != NULL, "%s", err);
+    for (int run = 0; run <= 2; run += 2) {          /* the exchange alone; runs of two at the roots */
+        c.tactic_run = run;
+        tr_selfplay *sp = start_selfplay(&c, &ev);
+        sample_counts sc = { 0, 0 };
+        ck_assert_int_ge(poll_games(sp, 16, look_counting, &sc), 16);
+        tr_selfplay_stop(sp);
+        ck_assert_ptr_null(tr_selfplay_error(sp));
+        tr_selfplay_free(sp);
+    }
     count_free_copies(&cc);
 }
 END_TEST

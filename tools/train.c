@@ -10,6 +10,7 @@
 #include "train/recipe.h"
 #include "cuda/backend.h"
 #include "mcts/ab.h"
+#include "mcts/forcing.h"
 #include "mcts/eval_cache.h"
 #include "mcts/puct.h"
 #include <signal.h>
@@ -96,6 +97,10 @@ static void usage(FILE *f) {
             "                       beta's capture quiescence gains %d points or more) a prior of at\n"
             "                       least P, 0..1, at the root and the replies to its moves (default %.2g:\n"
             "                       off; the agent option tactic=)\n"
+            "  --tactic-run K       with --tactic-prior: at each root, placements are scored by the\n"
+            "                       mover's best forcing run of at most K placements that starts with\n"
+            "                       them (sacrifices that pay back later; src/mcts/forcing.h), 2..%d\n"
+            "                       (default 0: the exchange alone; the agent option tacticrun=)\n"
             "  --quiet-leaves N     self-play leaves where the mover must capture are valued after the\n"
             "                       exchange: every capture played out to quiet positions, the network's\n"
             "                       values there minimaxed, trees of at most N positions (default %d: off;\n"
@@ -119,7 +124,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.sp.eval_cache, d.sp.edge_window, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, d.sp.quiet_nodes, d.sp.q_target,
+            d.sp.eval_cache, d.sp.edge_window, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, MCTS_FORCING_MAX_K, d.sp.quiet_nodes, d.sp.q_target,
             d.sp.pass_forced);
 }
 
@@ -169,6 +174,7 @@ static const numeric_option NUMERIC_OPTIONS[] = {
     RUN_DOUBLE("--aux-weight", 0, 100, aux_weight),
     RUN_DOUBLE("--force-prior", 0, 1000, sp.force_prior),
     RUN_DOUBLE("--tactic-prior", 0, 1, sp.tactic_prior),
+    RUN_INT("--tactic-run", 0, MCTS_FORCING_MAX_K, sp.tactic_run),
     RUN_INT("--quiet-leaves", 0, 4096, sp.quiet_nodes),
     RUN_DOUBLE("--lr", 1e-6, 10, lr),
     RUN_DOUBLE("--lr-tail", 0, 0.9, lr_tail),
@@ -346,6 +352,8 @@ int main(int argc, char **argv) {
         c.sp.eval_threads = mpi ? 1 : gpu_eval_threads ? gpu_eval_threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     if (c.require_run && c.fresh)
         return cli_bad(TOOL, "--resume", "contradicts --fresh (--resume continues the run in --out, --fresh deletes it)");
+    if (c.sp.tactic_run == 1 || (c.sp.tactic_run >= 2 && !(c.sp.tactic_prior > 0)))
+        return cli_bad(TOOL, "--tactic-run", "needs 2 or more, and --tactic-prior P > 0 (the prior the runs' first placements get)");
     if (sims) {
         c.sp.sims_full = sims;
         c.sp.sims_fast = sims / 4 > 2 ? sims / 4 : 2;

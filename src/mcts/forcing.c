@@ -114,18 +114,33 @@ static int search(mcts_forcing *f, const zz_pos *p, int k, int alpha, int beta, 
     return placements(f, p, k, alpha, beta, ply, first);
 }
 
-void mcts_forcing_search(mcts_forcing *f, const zz_pos *p, int k, double deadline_s, uint64_t max_nodes,
-                         mcts_forcing_result *r) {
+static void start(mcts_forcing *f, const zz_pos *p, double deadline_s, uint64_t max_nodes) {
     f->sp = 0;
     f->nodes = 0;
     f->max_nodes = max_nodes;
     f->deadline = deadline_s;
     f->halted = false;
     f->attacker = p->to_move;
+}
+
+void mcts_forcing_search(mcts_forcing *f, const zz_pos *p, int k, double deadline_s, uint64_t max_nodes,
+                         mcts_forcing_result *r) {
+    start(f, p, deadline_s, max_nodes);
     r->first = ZZ_MOVE_NONE;
     r->value = search(f, p, k, -INF, INF, 0, &r->first);
     r->nodes = f->nodes;
     r->complete = !f->halted;
+}
+
+int32_t mcts_forcing_run_value(mcts_forcing *f, const zz_pos *p, zz_move m, int k, double deadline_s,
+                               uint64_t max_nodes, uint64_t *nodes) {
+    start(f, p, deadline_s, max_nodes);
+    zz_pos c = *p;
+    zz_apply(&c, m, NULL);
+    f->nodes = 1;
+    int v = search(f, &c, k > 0 ? k - 1 : 0, -INF, INF, 1, NULL);
+    if (nodes) *nodes = f->nodes;
+    return f->halted ? INT32_MIN : v;
 }
 
 /* The mover's value of move m of p after the other player's forcing run (k placements), or

@@ -60,6 +60,14 @@ typedef struct mcts_forcing_result {
 void mcts_forcing_search(mcts_forcing *f, const zz_pos *p, int k, double deadline_s, uint64_t max_nodes,
                          mcts_forcing_result *r);
 
+/* The value for p's mover of playing the placement m and then its best forcing run of at most
+ * k - 1 more placements (k >= 1; with k = 1 the captures that follow m are played out): what
+ * tactic.h's runs (the puct option tacticrun=) score a sacrifice by.  The same search and
+ * grouping as mcts_forcing_search, m being the root's move.  INT32_MIN when the search is
+ * incomplete (deadline_s, max_nodes as there); *nodes (may be NULL): positions visited. */
+int32_t mcts_forcing_run_value(mcts_forcing *f, const zz_pos *p, zz_move m, int k, double deadline_s,
+                               uint64_t max_nodes, uint64_t *nodes);
+
 /* The check of PUCT's moves: ranked[0..n) are PUCT's most visited root moves of p, most visited
  * first (ranked[0] is its choice).  Each that ends the mover's turn is valued, from the mover's
  * view, by the other player's forcing run after it (k placements); where another's value beats

@@ -49,6 +49,8 @@ void mcts_puct_config_default(mcts_puct_config *c) {
     c->prior_temp = 1.0;
     c->tactic_depth = 1;
     c->tactic_margin = 100;
+    c->tactic_run = 0;
+    c->tactic_run_nodes = 300000;
     c->root_win_check = 0;
     c->gumbel_m = 0;
     c->pass_forced = 1;
@@ -60,9 +62,10 @@ void mcts_puct_config_default(mcts_puct_config *c) {
 int mcts_puct_check_config(const mcts_puct_config *cfg, char *err, size_t errlen) {
     if (cfg->c_puct < 0 || cfg->noise_eps < 0 || cfg->noise_eps > 1 || cfg->full_prob < 0 || cfg->full_prob > 1 ||
         !(cfg->prior_temp >= 0.1 && cfg->prior_temp <= 10) || !(cfg->force_prior >= 0 && cfg->force_prior <= 1000) ||
-        !(cfg->tactic_prior >= 0 && cfg->tactic_prior <= 1) || cfg->tactic_depth < 0) {
+        !(cfg->tactic_prior >= 0 && cfg->tactic_prior <= 1) || cfg->tactic_depth < 0 || cfg->tactic_run < 0 ||
+        cfg->tactic_run > MCTS_FORCING_MAX_K || cfg->tactic_run_nodes < 0) {
         snprintf(err, errlen, "bad PUCT configuration (c_puct, noise_eps, full_prob, prior_temp, force_prior, "
-                              "tactic_prior or tactic_depth out of range)");
+                              "tactic_prior, tactic_depth, tactic_run or tactic_run_nodes out of range)");
         return -1;
     }
     if (cfg->root_syms < 0 || cfg->root_syms > 12 ||
@@ -102,6 +105,11 @@ mcts_puct *mcts_puct_new(const mcts_puct_config *cfg, mcts_evaluator *ev, char *
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    if (s->cfg.tactic_run >= 2 && s->cfg.tactic_prior > 0 && !(s->forcing = mcts_forcing_new(s->cfg.tactic_run))) {
+        mcts_puct_free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     zz_pos p;
     zz_pos_init(&p, ZZ_B37);
     mcts_puct_set_root(s, &p);
@@ -114,6 +122,7 @@ void mcts_puct_free(mcts_puct *s) {
     free(s->copies);
     mcts_batcher_free(&s->batcher);
     mcts_tree_free(&s->tree);
+    mcts_forcing_free(s->forcing);
     free(s);
 }
 

@@ -76,6 +76,13 @@ typedef struct mcts_puct_config {
                                   this, before the sort and the renormalisation (0: off) */
     int tactic_depth;          /* default 1: the root and the replies to its moves */
     int tactic_margin;         /* default 100 (a white marble is 120) */
+    int tactic_run;            /* >= 2 (with tactic_prior): at the root, once per root, before its
+                                  noise, each forcing group is scored instead by the mover's best
+                                  forcing run of at most this many placements that starts with it
+                                  (tactic.h's mcts_tactic_runs, forcing.h): sacrifices whose return
+                                  comes placements later.  0, 1: off (the exchange alone) */
+    int tactic_run_nodes;      /* tactic_run's budget of positions at a root (default 300,000:
+                                  about 0.1 s; groups past it are not scored) */
     int root_syms;             /* > 1: a root's priors (and value) are the mean of the evaluator's
                                   over the board's first root_syms symmetries (sym_eval.h; at most
                                   12 on 37 and 61 rings, 6 on 48), once per root, before noise;
@@ -192,6 +199,10 @@ bool mcts_puct_root_ready(const mcts_puct *s);
  * evaluator ranked otherwise than at their expansion (the old edges kept first). */
 typedef struct { uint64_t widened, reranked; } mcts_puct_worker_stats;
 mcts_puct_worker_stats mcts_puct_worker_get_stats(const mcts_puct_worker *w);
+/* tactic_run: raise the (expanded) root's priors of the first placements of winning forcing runs
+ * to tactic_prior and renormalise, once per root; call before its noise, with no request in
+ * flight.  Nothing without tactic_run >= 2 and tactic_prior > 0. */
+void mcts_puct_root_runs(mcts_puct *s);
 /* Mix Dirichlet noise into the (expanded) root's priors, once per root. */
 void mcts_puct_root_noise(mcts_puct *s);
 

@@ -14,6 +14,7 @@
 
 #include "puct.h"
 #include "ab.h"
+#include "forcing.h"
 #include "gumbel.h"
 
 struct mcts_puct {
@@ -36,6 +37,7 @@ struct mcts_puct {
     uint32_t gumbel_root;           /* the root it was started at */
     uint32_t gumbel_epoch;
     mcts_halving halving;           /* candidates = the root's edges 0..m-1 */
+    mcts_forcing *forcing;          /* cfg.tactic_run >= 2: the root's forcing runs (tactic.h) */
 };
 
 typedef struct mcts_puct_worker {

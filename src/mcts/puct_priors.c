@@ -4,6 +4,7 @@
  * edges are sorted again behind the opened ones. */
 #include "puct_internal.h"
 #include "sym_eval.h"
+#include "tactic.h"
 #include "rand.h"
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,41 @@ void mcts_puct_root_noise(mcts_puct *s) {
             if (e[i].move == c->move) { c->prior = e[i].prior; break; }
     if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
     root->noised = 1;
+}
+
+/* ---- forcing runs at the root (tactic_run) ------------------------------------------------------ */
+/* The root's edge priors replaced by new[0..n) over their sum; opened children's priors follow and
+ * the unopened edges are sorted again. */
+static void set_root_priors(mcts_tree *t, mcts_node *root, const float *priors, int n) {
+    mcts_edge *e = mcts_tree_edges(t, root->edges);
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += priors[i];
+    if (!(sum > 0)) return;
+    for (int i = 0; i < n; i++) e[i].prior = (float)(priors[i] / sum);
+    uint32_t open = atomic_load(&root->nopen);
+    MCTS_FOR_EACH_CHILD(t, root, c)
+        for (uint32_t i = 0; i < open; i++)
+            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
+    if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
+}
+
+void mcts_puct_root_runs(mcts_puct *s) {
+    mcts_tree *t = &s->tree;
+    mcts_node *root = mcts_tree_root(t);
+    if (!s->forcing || root->run_floored || root->nedges < 2 || atomic_load(&root->state) != MCTS_EXPANDED) return;
+    root->run_floored = 1;
+    int n = (int)root->nedges;
+    zz_move *moves = malloc((size_t)n * sizeof *moves);
+    float *priors = malloc((size_t)n * sizeof *priors);
+    if (moves && priors) {
+        const mcts_edge *e = mcts_tree_edges(t, root->edges);
+        for (int i = 0; i < n; i++) moves[i] = e[i].move, priors[i] = e[i].prior;
+        if (mcts_tactic_runs(s->forcing, &t->root_pos, moves, priors, n, s->cfg.tactic_run, (float)s->cfg.tactic_prior,
+                             s->cfg.tactic_margin, (uint64_t)s->cfg.tactic_run_nodes) > 0)
+            set_root_priors(t, root, priors, n);
+    }
+    free(moves);
+    free(priors);
 }
 
 /* ---- priors averaged over symmetries (root_syms, sym_visits) ------------------------------------ */

@@ -311,6 +311,7 @@ int mcts_puct_search(mcts_puct *s, uint64_t sims, double time_ms, bool noise, mc
     }
     if (rc == 0 && puct_root_widen(s, &w0, ebuf, sizeof ebuf) != 0) rc = -1;
     if (rc == 0 && puct_root_symmetry(s, ebuf, sizeof ebuf) != 0) rc = -1;
+    if (rc == 0) mcts_puct_root_runs(s);
     if (rc == 0 && s->cfg.gumbel_m > 0 && sims > 0 && !gumbel_active(s))
         mcts_puct_gumbel_root(s, s->target > 1 ? s->target - 1 : 1);
     else if (rc == 0 && noise && s->cfg.noise_eps > 0) mcts_puct_root_noise(s);

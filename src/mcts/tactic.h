@@ -15,6 +15,7 @@
 #define MCTS_TACTIC_H
 
 #include "ab.h"
+#include "forcing.h"
 #include "game/position.h"
 
 /* priors[0..n) of moves[0..n) (p's legal moves, zz_gen_moves order) raised in place as above;
@@ -22,5 +23,16 @@
  * Returns how many moves were raised. */
 int mcts_tactic_boost(mcts_ab *ab, const zz_pos *p, const zz_move *moves, float *priors, int n, float floor,
                       int margin);
+
+/* The raise at a root, deeper: every forcing placement (not one per group: the ring a placement
+ * removes can decide which capture the other player is left with, and so whether the sacrifice
+ * pays, as Wc1,g1 in weights/LADDER.md's 61-ring example does where Wc1 with other rings loses)
+ * is scored by the mover's best forcing run that starts with it, k placements in all (forcing.h's
+ * mcts_forcing_run_value), against the static evaluation before it: sacrifices whose return comes
+ * placements later.  With k = 1, the exchange of each placement.  Within max_nodes positions in
+ * all (0: no limit), in move order; the placements past the budget, or whose search it cut short,
+ * are not raised.  Returns how many moves were raised. */
+int mcts_tactic_runs(mcts_forcing *f, const zz_pos *p, const zz_move *moves, float *priors, int n, int k,
+                     float floor, int margin, uint64_t max_nodes);
 
 #endif

@@ -59,6 +59,7 @@ void mcts_node_init(mcts_node *n, uint32_t parent, zz_move m, float prior, const
     n->to_move = p->to_move;
     n->noised = 0;
     n->sym_averaged = 0;
+    n->run_floored = 0;
     n->passed = 0;
     atomic_init(&n->proof, 0);
     if (zz_over(p)) {

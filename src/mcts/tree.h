@@ -61,6 +61,7 @@ typedef struct mcts_node {
     int8_t winner;               /* TERMINAL: 0 / 1, -1 for a draw */
     uint8_t noised;              /* root: Dirichlet noise already mixed into the priors */
     uint8_t sym_averaged;        /* root: priors averaged over symmetries (PUCT's root_syms) */
+    uint8_t run_floored;         /* root: forcing runs' prior floor applied (PUCT's tactic_run) */
     uint8_t passed;              /* PUCT: expanded unevaluated (one legal move, puct.h's
                                     pass_forced): no visit of its own, N = its child's N */
     _Atomic int8_t proof;        /* PUCT's solver: 0, or the game's result with best play for

@@ -233,6 +233,8 @@ static void loop_begin(run_ctx *x) {
         printf("  placements that force a capture: priors times %.3g in the searches\n", 1 + c->sp.force_prior);
     if (c->sp.tactic_prior > 0)
         printf("  placements that win an exchange: priors at least %.3g at the root and its replies\n", c->sp.tactic_prior);
+    if (c->sp.tactic_prior > 0 && c->sp.tactic_run >= 2)
+        printf("  and at the root, placements that start a winning forcing run of up to %d placements\n", c->sp.tactic_run);
     if (c->sp.quiet_nodes > 0)
         printf("  leaves where the mover must capture: valued after the exchange (capture trees of at most %d positions)\n",
                c->sp.quiet_nodes);

@@ -343,6 +343,7 @@ static bool service(tr_selfplay *sp, sp_worker *wk, sp_game *g, bool stopping, b
     bool ready = mcts_puct_root_ready(g->s);             /* expanded, with every edge */
     bool root_waits = rs != MCTS_TERMINAL && !ready;     /* for its evaluation or its widening */
     if (root_waits && g->ninflight > 0) return progress;
+    if (ready && g->ninflight == 0) mcts_puct_root_runs(g->s);   /* once per root; before its noise */
     if (g->noise_pending && ready && g->ninflight == 0) {
         mcts_puct_root_noise(g->s);
         g->noise_pending = 0;
@@ -561,6 +562,7 @@ tr_selfplay *tr_selfplay_new(const tr_selfplay_config *cfg, mcts_evaluator *ev, 
     pc.pass_forced = cfg->pass_forced;
     pc.force_prior = cfg->force_prior;
     pc.tactic_prior = cfg->tactic_prior;
+    pc.tactic_run = cfg->tactic_run;
     pc.edge_window = cfg->edge_window;
     pc.max_nodes = cfg->max_nodes;
     pc.max_edges = cfg->max_edges ? cfg->max_edges : tr_selfplay_edge_cap(cfg->games_in_flight);

@@ -76,6 +76,9 @@ typedef struct {
                                   alpha-beta's capture quiescence) a prior of at least this, at the
                                   root and the replies to its moves (mcts_puct_config.tactic_prior,
                                   tactic.h; the agent option tactic=); 0: off */
+    int tactic_run;            /* >= 2 (with tactic_prior): at each root, placements are scored by
+                                  the mover's forcing runs of at most this many placements
+                                  (mcts_puct_config.tactic_run; the agent option tacticrun=); 0: off */
     int quiet_nodes;           /* > 0: leaves where the mover must capture are valued at the quiet
                                   positions after the exchange, capture trees of at most this many
                                   positions (mcts_eval_quiet_new; the agent option quiet=); 0: off */
