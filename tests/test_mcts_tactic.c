@@ -290,8 +290,9 @@ START_TEST(a_puct_root_gets_the_runs_floor_once) {
     ck_assert_float_eq_tol(twice, on, 1e-7);                                  /* not raised again */
     char err[300];
     ck_assert_msg(mcts_agent_check_spec("puct:uniform:50,tactic=0.05,tacticrun=3,tacticnodes=1000", err, sizeof err) == 0, "%s", err);
-    const char *bad[] = { "puct:uniform:50,tacticrun=7", "puct:uniform:50,tacticrun=-1", "puct:uniform:50,tacticnodes=-5" };
-    for (unsigned i = 0; i < 3; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
+    const char *bad[] = { "puct:uniform:50,tactic=0.05,tacticrun=7", "puct:uniform:50,tactic=0.05,tacticrun=-1",
+                          "puct:uniform:50,tactic=0.05,tacticnodes=-5", "puct:uniform:50,tacticrun=2" };
+    for (unsigned i = 0; i < 4; i++) ck_assert_msg(mcts_agent_check_spec(bad[i], err, sizeof err) != 0, "%s accepted", bad[i]);
     zz_pos p;
     ck_assert(zz_pos_from_string(RUN_61, &p, err, sizeof err) == 0);
     th_agent_move("puct:uniform:60,tactic=0.05,tacticrun=2", &p, 1);

@@ -74,6 +74,11 @@ int mcts_puct_check_config(const mcts_puct_config *cfg, char *err, size_t errlen
                               "force_prior or tactic_prior (forceprior=, tactic=)");
         return -1;
     }
+    if (cfg->tactic_run >= 2 && !(cfg->tactic_prior > 0)) {
+        snprintf(err, errlen, "bad PUCT configuration: tactic_run (tacticrun=) needs tactic_prior (tactic=P > 0), the prior "
+                              "its placements get");
+        return -1;
+    }
     if (cfg->edge_window < 0 || cfg->edge_window > ZZ_MAX_MOVES) {
         snprintf(err, errlen, "bad PUCT configuration: edge_window (edges=) must be 0..%d", ZZ_MAX_MOVES);
         return -1;
