@@ -161,9 +161,10 @@ END_TEST
 
 /* ---- forcing runs at a root -------------------------------------------------------------------- */
 /* 61 rings, from a game the shipped network lost to `ab` (thirty-fourth session's ladder, --seed 5,
- * game 13), `ab` to move: Wb6,g1 gives a marble, and after the forced capture Wc1,g1 gives
- * another, which leaves a four-marble capture: +586 points by forcing runs of two placements
- * (weights/LADDER.md, "Where the 61-ring games against `ab` are lost"). */
+ * game 13), `ab` to move: Wb6,g1 gives a marble, and after the forced capture a second forcing
+ * placement wins more back: +586 points by forcing runs of two placements.  `ab` played Wb6,g7
+ * (less than the margin by such runs) and won with Wc1,g1 a turn later (weights/LADDER.md,
+ * "Where the 61-ring games against `ab` are lost"). */
 static const char *const RUN_61 =
     "zpos:61:-....-...B...W....-G................G....................--..:4,6,9:0,0,0:1,0,0:0:-:6";
 

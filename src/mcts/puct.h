@@ -77,12 +77,13 @@ typedef struct mcts_puct_config {
     int tactic_depth;          /* default 1: the root and the replies to its moves */
     int tactic_margin;         /* default 100 (a white marble is 120) */
     int tactic_run;            /* >= 2 (with tactic_prior): at the root, once per root, before its
-                                  noise, each forcing group is scored instead by the mover's best
+                                  noise, every forcing placement is scored by the mover's best
                                   forcing run of at most this many placements that starts with it
-                                  (tactic.h's mcts_tactic_runs, forcing.h): sacrifices whose return
+                                  (tactic.h's mcts_tactic_runs, forcing.h), and raised to
+                                  tactic_prior when it gains tactic_margin: sacrifices whose return
                                   comes placements later.  0, 1: off (the exchange alone) */
     int tactic_run_nodes;      /* tactic_run's budget of positions at a root (default 300,000:
-                                  about 0.1 s; groups past it are not scored) */
+                                  about 0.1 s; placements past it are not scored) */
     int root_syms;             /* > 1: a root's priors (and value) are the mean of the evaluator's
                                   over the board's first root_syms symmetries (sym_eval.h; at most
                                   12 on 37 and 61 rings, 6 on 48), once per root, before noise;

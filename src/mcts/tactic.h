@@ -25,8 +25,9 @@ int mcts_tactic_boost(mcts_ab *ab, const zz_pos *p, const zz_move *moves, float 
                       int margin);
 
 /* The raise at a root, deeper: every forcing placement (not one per group: the ring a placement
- * removes can decide which capture the other player is left with, and so whether the sacrifice
- * pays, as Wc1,g1 in weights/LADDER.md's 61-ring example does where Wc1 with other rings loses)
+ * removes can decide which captures the other player has, and so whether the sacrifice pays, as
+ * in weights/LADDER.md's 61-ring example, where Wc1,g1 gains 666 points and Wc1 with any other
+ * ring less than the margin)
  * is scored by the mover's best forcing run that starts with it, k placements in all (forcing.h's
  * mcts_forcing_run_value), against the static evaluation before it: sacrifices whose return comes
  * placements later.  With k = 1, the exchange of each placement.  Within max_nodes positions in
