@@ -10,12 +10,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- root noise ----------------------------------------------------------------------------- */
+/* ---- priors changed in place ------------------------------------------------------------------ */
 static int cmp_edge_desc(const void *a, const void *b) {
     const mcts_edge *x = a, *y = b;
     return x->prior < y->prior ? 1 : x->prior > y->prior ? -1 : 0;
 }
 
+/* After node's edge priors changed: its opened children's priors follow, and the unopened edges
+ * are sorted again behind the opened ones. */
+static void priors_changed(mcts_tree *t, mcts_node *node) {
+    mcts_edge *e = mcts_tree_edges(t, node->edges);
+    uint32_t open = atomic_load(&node->nopen);
+    MCTS_FOR_EACH_CHILD(t, node, c)
+        for (uint32_t i = 0; i < open; i++)
+            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
+    if (open < node->nedges) qsort(e + open, node->nedges - open, sizeof *e, cmp_edge_desc);
+}
+
+/* ---- root noise ----------------------------------------------------------------------------- */
 void mcts_puct_root_noise(mcts_puct *s) {
     mcts_tree *t = &s->tree;
     mcts_node *root = mcts_tree_root(t);
@@ -28,28 +40,19 @@ void mcts_puct_root_noise(mcts_puct *s) {
     double eps = s->cfg.noise_eps;
     for (int i = 0; i < n; i++) e[i].prior = (float)((1 - eps) * e[i].prior + eps * eta[i]);
     free(eta);
-    uint32_t open = atomic_load(&root->nopen);
-    MCTS_FOR_EACH_CHILD(t, root, c)
-        for (uint32_t i = 0; i < open; i++)
-            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
-    if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
+    priors_changed(t, root);
     root->noised = 1;
 }
 
 /* ---- forcing runs at the root (tactic_run) ------------------------------------------------------ */
-/* The root's edge priors replaced by new[0..n) over their sum; opened children's priors follow and
- * the unopened edges are sorted again. */
+/* The root's edge priors replaced by priors[0..n) over their sum (priors_changed after). */
 static void set_root_priors(mcts_tree *t, mcts_node *root, const float *priors, int n) {
     mcts_edge *e = mcts_tree_edges(t, root->edges);
     double sum = 0;
     for (int i = 0; i < n; i++) sum += priors[i];
     if (!(sum > 0)) return;
     for (int i = 0; i < n; i++) e[i].prior = (float)(priors[i] / sum);
-    uint32_t open = atomic_load(&root->nopen);
-    MCTS_FOR_EACH_CHILD(t, root, c)
-        for (uint32_t i = 0; i < open; i++)
-            if (e[i].move == c->move) { c->prior = e[i].prior; break; }
-    if (open < root->nedges) qsort(e + open, root->nedges - open, sizeof *e, cmp_edge_desc);
+    priors_changed(t, root);
 }
 
 void mcts_puct_root_runs(mcts_puct *s) {
@@ -106,11 +109,7 @@ int puct_node_symmetry(mcts_puct *s, mcts_evaluator *ev, mcts_node *node, const 
         }
         for (int i = 0; i < n; i++) e[i].prior = sum > 0 ? (float)(e[i].prior / sum) : 1.0f / (float)n;
         node->value = value;
-        uint32_t open = atomic_load(&node->nopen);
-        MCTS_FOR_EACH_CHILD(t, node, c)
-            for (uint32_t i = 0; i < open; i++)
-                if (e[i].move == c->move) { c->prior = e[i].prior; break; }
-        if (open < node->nedges) qsort(e + open, node->nedges - open, sizeof *e, cmp_edge_desc);
+        priors_changed(t, node);
     }
     free(moves);
     free(avg);
