@@ -93,6 +93,9 @@ static void usage(FILE *f) {
             "  --force-prior X      self-play searches multiply the priors of placements that force the\n"
             "                       next player to capture by 1 + X (default %.2g: off; the agent option\n"
             "                       forceprior=)\n"
+            "  --prune-boost 0|1    with --force-prior: the policy targets keep only the visits the\n"
+            "                       unboosted priors would have given a forcing placement (KataGo's\n"
+            "                       target pruning; src/mcts/target_prune.h; default %d: off)\n"
             "  --tactic-prior P     self-play searches give a placement that wins an exchange (alpha-\n"
             "                       beta's capture quiescence gains %d points or more) a prior of at\n"
             "                       least P, 0..1, at the root and the replies to its moves (default %.2g:\n"
@@ -124,7 +127,7 @@ static void usage(FILE *f) {
             "  --help               this text\n"
             "With a usable GPU (ZZ_BACKEND=cpu to refuse it) the self-play network and the SGD steps run\n"
             "there, and the defaults grow to 6 blocks x 64 channels, 128 simulations, 512 games in flight.\n",
-            d.sp.eval_cache, d.sp.edge_window, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, puct.tactic_margin, d.sp.tactic_prior, MCTS_FORCING_MAX_K, d.sp.quiet_nodes, d.sp.q_target,
+            d.sp.eval_cache, d.sp.edge_window, d.lr_tail, d.lr_tail_factor, d.rollout_mix, d.sp.gumbel_m, d.sp.ab_share, MCTS_AB_MAX_DEPTH, d.sp.ab_depth, d.sp.force_prior, d.sp.prune_boost, puct.tactic_margin, d.sp.tactic_prior, MCTS_FORCING_MAX_K, d.sp.quiet_nodes, d.sp.q_target,
             d.sp.pass_forced);
 }
 
@@ -173,6 +176,7 @@ static const numeric_option NUMERIC_OPTIONS[] = {
     RUN_DOUBLE("--q-target", 0, 1, sp.q_target),
     RUN_DOUBLE("--aux-weight", 0, 100, aux_weight),
     RUN_DOUBLE("--force-prior", 0, 1000, sp.force_prior),
+    RUN_INT("--prune-boost", 0, 1, sp.prune_boost),
     RUN_DOUBLE("--tactic-prior", 0, 1, sp.tactic_prior),
     RUN_INT("--tactic-run", 0, MCTS_FORCING_MAX_K, sp.tactic_run),
     RUN_INT("--quiet-leaves", 0, 4096, sp.quiet_nodes),
@@ -354,6 +358,8 @@ int main(int argc, char **argv) {
         return cli_bad(TOOL, "--resume", "contradicts --fresh (--resume continues the run in --out, --fresh deletes it)");
     if (c.sp.tactic_run == 1 || (c.sp.tactic_run >= 2 && !(c.sp.tactic_prior > 0)))
         return cli_bad(TOOL, "--tactic-run", "needs 2 or more, and --tactic-prior P > 0 (the prior the runs' first placements get)");
+    if (c.sp.prune_boost && !(c.sp.force_prior > 0))
+        return cli_bad(TOOL, "--prune-boost", "needs --force-prior X > 0 (the boost whose visits it prunes)");
     if (sims) {
         c.sp.sims_full = sims;
         c.sp.sims_fast = sims / 4 > 2 ? sims / 4 : 2;

@@ -280,7 +280,7 @@ const char *mcts_tree_check(const mcts_tree *t) {
     return check_node(t, t->root, &t->root_pos, t->root_own, 0);
 }
 
-typedef struct { zz_move m; int n; float q; int proof; } child_row;
+typedef struct { zz_move m; int n; float q, prior; int proof; } child_row;
 
 static int by_visits(const void *a, const void *b) {
     const child_row *x = a, *y = b;
@@ -291,6 +291,10 @@ static int by_visits(const void *a, const void *b) {
 }
 
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap) {
+    return mcts_tree_root_children_priors(t, moves, visits, q, NULL, cap);
+}
+
+int mcts_tree_root_children_priors(const mcts_tree *t, zz_move *moves, int *visits, float *q, float *priors, int cap) {
     const mcts_node *r = mcts_tree_root(t);
     int n = 0, size = 64;
     child_row *rows = malloc((size_t)size * sizeof *rows);
@@ -303,7 +307,7 @@ int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, flo
             size *= 2;
         }
         uint64_t w = mcts_node_load(c);
-        rows[n++] = (child_row){ c->move, (int)mcts_stats_n(w), (float)mcts_stats_q(w),
+        rows[n++] = (child_row){ c->move, (int)mcts_stats_n(w), (float)mcts_stats_q(w), c->prior,
                                  atomic_load_explicit(&c->proof, memory_order_relaxed) };
     }
     qsort(rows, (size_t)n, sizeof *rows, by_visits);
@@ -312,6 +316,7 @@ int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, flo
         moves[i] = rows[i].m;
         if (visits) visits[i] = rows[i].n;
         if (q) q[i] = rows[i].q;
+        if (priors) priors[i] = rows[i].prior;
     }
     free(rows);
     return n;

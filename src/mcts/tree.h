@@ -226,6 +226,8 @@ const char *mcts_tree_check(const mcts_tree *t);
  * last: fills up to cap moves / visits / q (any may be NULL
  * except moves); returns the number of children written. */
 int mcts_tree_root_children(const mcts_tree *t, zz_move *moves, int *visits, float *q, int cap);
+/* The same, with each child's prior (as the node holds it: noise and boosts included; may be NULL). */
+int mcts_tree_root_children_priors(const mcts_tree *t, zz_move *moves, int *visits, float *q, float *priors, int cap);
 /* The principal variation: from the root, the most visited child (ties: higher Q; a child proven
  * won first, one proven lost last, as mcts_tree_root_children) while it has
  * at least min_visits visits, up to cap moves.  Returns the number of moves written. */

@@ -230,7 +230,8 @@ static void loop_begin(run_ctx *x) {
            c->sp.games_in_flight, c->sp.eval_threads, c->sp.eval_threads == 1 ? "" : "s", c->sp.sims_full, c->sp.sims_fast, 100 * c->sp.full_prob, c->batch,
            c->train_ratio, c->hold_batches, c->window, x->res->resumed ? " (resumed)" : "");
     if (c->sp.force_prior > 0)
-        printf("  placements that force a capture: priors times %.3g in the searches\n", 1 + c->sp.force_prior);
+        printf("  placements that force a capture: priors times %.3g in the searches%s\n", 1 + c->sp.force_prior,
+               c->sp.prune_boost ? "; the visits the boost bought pruned from the policy targets" : "");
     if (c->sp.tactic_prior > 0)
         printf("  placements that win an exchange: priors at least %.3g at the root and its replies\n", c->sp.tactic_prior);
     if (c->sp.tactic_prior > 0 && c->sp.tactic_run >= 2)
@@ -398,6 +399,7 @@ typedef struct {
     long long moves;           /* positions searched and played, every rank's */
     long long own_games;       /* games this process finished */
     long long ab_games, ab_points2;   /* of them against the alpha-beta opponent; the network's points x 2 */
+    long long target_visits, pruned_visits;   /* this process's policy targets' root visits; pruned (prune_boost) */
 } run_counts;
 
 /* The status line: elapsed time, games, rates since the last line, steps, smoothed losses, buffer,
@@ -424,10 +426,13 @@ static void status_line(run_ctx *x, double t, const run_counts *k) {
     mt->cache_hits_prev = cs.hits;
     char aux[32] = "";
     if (c->aux_weight > 0) snprintf(aux, sizeof aux, " a %.4f", isnan(mt->al_ema) ? 0.0 : mt->al_ema);
+    char pruned[48] = "";
+    if (c->sp.prune_boost && c->sp.force_prior > 0 && k->target_visits > 0)   /* this session's share */
+        snprintf(pruned, sizeof pruned, "  targets pruned %.1f%%", 100.0 * (double)k->pruned_visits / (double)k->target_visits);
     /* "eval fill": positions per evaluator call (not the training batch) */
-    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f%s  steps %ld  loss p %.3f v %.3f%s  buffer %d  gen %d  next eval %s%s",
+    printf("%s%s%s games %lld  pos/s %.0f  evals/s %.0f  eval fill %.1f%s  steps %ld  loss p %.3f v %.3f%s%s  buffer %d  gen %d  next eval %s%s",
            mt->tty ? "\r" : "", el, x->ready ? (x->held ? " (self-play waits for training)" : "") : " (filling the buffer)",
-           x->st.games, pps, eps, fill, cache, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema, aux,
+           x->st.games, pps, eps, fill, cache, x->st.steps, isnan(mt->pl_ema) ? 0.0 : mt->pl_ema, isnan(mt->vl_ema) ? 0.0 : mt->vl_ema, aux, pruned,
            x->rb.count, x->st.generation, eta, x->rem || k->ab_games ? "" : mt->tty ? "   " : "\n");
     if (k->ab_games)      /* this process's games against the alpha-beta opponent, this session */
         printf("  vs ab %.1f/%lld%s", k->ab_points2 / 2.0, k->ab_games, x->rem ? "" : mt->tty ? "   " : "\n");
@@ -464,12 +469,14 @@ static void report(run_ctx *x, double t) {
     run_meter *mt = &x->meter;
     bool status_due = t - mt->last_status >= mt->status_every, csv_due = t - mt->last_csv >= 10.0;
     if (status_due || csv_due) {
-        run_counts k = { tr_live_eval_count(x->ev), tr_live_eval_calls(x->ev), 0, 0, 0, 0 };
+        run_counts k = { tr_live_eval_count(x->ev), tr_live_eval_calls(x->ev), 0, 0, 0, 0, 0, 0 };
         tr_selfplay_stats ss;
         tr_selfplay_stats_get(x->sp, &ss);
         k.own_games = ss.games;
         k.ab_games = ss.ab_games;
         k.ab_points2 = 2 * ss.ab_wins + ss.ab_draws;
+        k.target_visits = ss.target_visits;
+        k.pruned_visits = ss.pruned_visits;
         k.moves = ss.moves + (x->rem ? x->rem->moves(x->rem->ctx) : 0);     /* positions of every rank */
         if (!x->c->quiet && status_due) status_line(x, t, &k);
         if (csv_due) csv_row(x, t, &k);

@@ -4,6 +4,7 @@
 #include "train/selfplay.h"
 #include "mcts/ab.h"
 #include "mcts/batcher.h"
+#include "mcts/target_prune.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -79,6 +80,7 @@ typedef struct {
     mcts_ab *ab;                    /* the alpha-beta opponent's searcher (ab_share > 0), else NULL */
     /* counters (relaxed atomics, read by tr_selfplay_stats_get) */
     _Atomic long long submitted, finished, abandoned, terminal, collisions, moves_played, widenings;
+    _Atomic long long target_visits, pruned_visits;
 } __attribute__((aligned(64))) sp_worker;
 
 struct tr_selfplay {
@@ -201,10 +203,16 @@ static double record_search(tr_selfplay *sp, sp_worker *wk, tr_game *rec, const 
     const mcts_node *root = mcts_tree_root(t);
     double q = mcts_stats_q(mcts_node_load(root));
     double v = root->player == root->to_move ? q : -q;
-    int n = mcts_tree_root_children(t, wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
+    uint64_t pruned = 0;
+    int n = sp->cfg.prune_boost && sp->cfg.force_prior > 0
+                ? mcts_prune_boosted_target(t, sp->cfg.c_puct, sp->cfg.force_prior, wk->moves, wk->visits, ZZ_MAX_MOVES, &pruned)
+                : mcts_tree_root_children(t, wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
     int nv = 0;
-    for (int i = 0; i < n; i++) nv += wk->visits[i] > 0;
+    long long kept = 0;
+    for (int i = 0; i < n; i++) nv += wk->visits[i] > 0, kept += wk->visits[i] > 0 ? wk->visits[i] : 0;
     if (nv == 0) return v;
+    atomic_fetch_add_explicit(&wk->target_visits, kept + (long long)pruned, memory_order_relaxed);
+    atomic_fetch_add_explicit(&wk->pruned_visits, (long long)pruned, memory_order_relaxed);
     tr_sample smp;
     memset(&smp, 0, sizeof smp);
     smp.pos = *pos;
@@ -644,6 +652,7 @@ void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st) {
     *st = sp->st;
     pthread_mutex_unlock(&sp->mu);
     st->submitted = st->finished = st->abandoned = st->terminal = st->collisions = st->moves = st->widenings = 0;
+    st->target_visits = st->pruned_visits = 0;
     for (int t = 0; t < sp->cfg.threads; t++) {
         sp_worker *wk = &sp->workers[t];
         st->submitted += atomic_load_explicit(&wk->submitted, memory_order_relaxed);
@@ -653,6 +662,8 @@ void tr_selfplay_stats_get(tr_selfplay *sp, tr_selfplay_stats *st) {
         st->collisions += atomic_load_explicit(&wk->collisions, memory_order_relaxed);
         st->moves += atomic_load_explicit(&wk->moves_played, memory_order_relaxed);
         st->widenings += atomic_load_explicit(&wk->widenings, memory_order_relaxed);
+        st->target_visits += atomic_load_explicit(&wk->target_visits, memory_order_relaxed);
+        st->pruned_visits += atomic_load_explicit(&wk->pruned_visits, memory_order_relaxed);
     }
     /* plain counters of the evaluator threads: read only once they have stopped */
     st->evals = st->batches = sp->eval_started ? -1 : 0;

@@ -72,6 +72,9 @@ typedef struct {
     double ab_ms;              /* its time per move in milliseconds (0: the depth alone) */
     double force_prior;        /* the searches raise the priors of placements that force a capture
                                   (mcts_puct_config.force_prior; 0: off) */
+    int prune_boost;           /* 1 (with force_prior): the policy targets keep only the visits the
+                                  unboosted priors would have given a forcing placement
+                                  (mcts/target_prune.h, KataGo's target pruning); 0: off */
     double tactic_prior;       /* > 0: the searches give a placement that wins an exchange (by
                                   alpha-beta's capture quiescence) a prior of at least this, at the
                                   root and the replies to its moves (mcts_puct_config.tactic_prior,
@@ -125,6 +128,8 @@ typedef struct {
     long long submitted, finished, abandoned;   /* requests: a leaf each, or a node's widening */
     long long terminal;        /* simulations that ended in a finished game (no request) */
     long long widenings;       /* requests that widened a node's edge window (puct.h) */
+    long long target_visits, pruned_visits;   /* root visits recorded as policy targets; taken
+                                                 out of them by prune_boost */
     long long collisions, evals, batches;
     double plies_sum;
 } tr_selfplay_stats;
