@@ -23,8 +23,8 @@
 #include <stdio.h>
 
 /* TR_MPI_VERSION: 2 since tr_selfplay_config gained eval_cache, 3 since edge_window (each in what
- * was padding: the setup's size did not change) */
-enum { TR_MPI_MAGIC = 0x504D5A5A /* "ZZMP" */, TR_MPI_VERSION = 3, TR_TAG_GAMES = 11 };
+ * was padding: the setup's size did not change), 4 since prune_boost */
+enum { TR_MPI_MAGIC = 0x504D5A5A /* "ZZMP" */, TR_MPI_VERSION = 4, TR_TAG_GAMES = 11 };
 
 typedef struct {
     uint32_t magic, version;
