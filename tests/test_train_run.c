@@ -557,8 +557,9 @@ END_TEST
 
 /* tools/train keeps a new run's recipe in run.args (train/recipe.h) and resumes with it: the
  * resumed session searches and learns as the first did, options given again override it, the
- * session's own options (where, how long, this machine's threads) are not kept, and a damaged
- * run.args stops the resume with status 2 naming it. */
+ * session's own options (where, how long, this machine's threads) are not kept, sessions.log has a
+ * line for each session with the recipe options it gave, and a damaged run.args stops the resume
+ * with status 2 naming it. */
 START_TEST(train_tool_resumes_with_its_recipe) {
     fresh_dir("recipe");
     char out[16384], err[2048], args[1200], path[700];
@@ -582,6 +583,21 @@ START_TEST(train_tool_resumes_with_its_recipe) {
     snprintf(args, sizeof args, "--out %s --minutes 0.01 --sims 60 %s", dir, small);
     st = th_run_tool("test_train_run", "train", args, 60, out, sizeof out, err, sizeof err);
     ck_assert_msg(st == 0 && strstr(out, "60 sims (fast 15"), "%d %s %s", st, out, err);
+    char logp[700];                         /* each session's line, with the options it gave */
+    snprintf(logp, sizeof logp, "%s/sessions.log", dir);
+    char *log = tr_read_file(logp, 1 << 16, &len, why, sizeof why);
+    ck_assert_msg(log, "%s", why);
+    char *line[4] = { log };                /* the header, then one line a session */
+    int lines = 1;
+    for (char *c = log; *c; c++)
+        if (*c == '\n' && c[1]) { ck_assert_msg(lines < 4, "more than three sessions: %s", log); line[lines++] = c + 1; }
+    ck_assert_msg(lines == 4 && log[0] == '#', "%s", log);
+    ck_assert_msg(strstr(line[1], " step 0 gen 0 new: --sims 40 --lr 0.004 --eval-every 0 --gen-steps 5 --window 200 "
+                                  "--min-samples 20\n") == strchr(line[1], ' '), "%s", log);
+    ck_assert_msg(strstr(line[2], " resumed: --window 200 --min-samples 20\n") &&
+                  strstr(line[2], " resumed: --window 200 --min-samples 20\n") < line[3], "%s", log);
+    ck_assert_msg(strstr(line[3], " resumed: --sims 60 --window 200 --min-samples 20\n"), "%s", log);
+    free(log);
     FILE *f = fopen(path, "a");
     ck_assert(f);
     fputs("--no-such-option\n", f);

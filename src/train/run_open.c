@@ -1,5 +1,6 @@
 /* run_open.c — the open phase of a training run (run_ctx.h) and the files a run keeps in OUTDIR:
- * run.state, latest.ckpt, best.ckpt, gen-NNNN.ckpt, run.args, train.csv, elo.csv, replay/.
+ * run.state, latest.ckpt, best.ckpt, gen-NNNN.ckpt, run.args, sessions.log, train.csv, elo.csv,
+ * replay/.
  *
  * Open checks every option and file before anything is written, then creates a new run (random
  * weights or --init, grown or carried over to another board) or resumes the one in OUTDIR (its
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- files ----------------------------------------------------------------------------------- */
@@ -345,6 +347,31 @@ static int open_logs(run_ctx *x, char *err, size_t errlen) {
     return -1;
 }
 
+/* One line for this session in OUT/sessions.log: when it started, the step and generation it
+ * started from, new or resumed, and the recipe options given on its command line (one to a line
+ * in c->recipe): run.args keeps only the new run's recipe, so the options a resume overrode for
+ * its session (an experiment's, say) are told here.  0, or -1 with a message. */
+static int log_session(const run_ctx *x, char *err, size_t errlen) {
+    const tr_run_config *c = x->c;
+    FILE *f = open_log(c->out, "sessions.log", "# started (UTC), from step, generation, new or resumed: recipe options given",
+                       err, errlen);
+    if (!f) return -1;
+    char when[32] = "?";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(f, "%s step %ld gen %d %s:", when, x->st.steps, x->st.generation, x->res->resumed ? "resumed" : "new");
+    for (const char *a = c->recipe; *a;) {
+        const char *nl = strchr(a, '\n');
+        int len = nl ? (int)(nl - a) : (int)strlen(a);
+        fprintf(f, " %.*s", len, a);
+        a += len + (nl != NULL);
+    }
+    fputc('\n', f);
+    if (fclose(f) != 0) { snprintf(err, errlen, "%s/sessions.log: cannot write: %s", c->out, strerror(errno)); return -1; }
+    return 0;
+}
+
 int tr_run_open(run_ctx *x, char *err, size_t errlen) {
     const tr_run_config *c = x->c;
     char statep[1100], latest[1100], why[512];
@@ -368,7 +395,7 @@ int tr_run_open(run_ctx *x, char *err, size_t errlen) {
     if ((!have || c->fresh) && c->init[0] && !(init = load_init(c, err, errlen))) return -1;
     if (have && c->fresh) { tr_run_remove(c->out); have = false; }
     if ((have ? open_resume(x, err, errlen) : open_new(x, init, err, errlen)) != 0) return -1;
-    if (open_logs(x, err, errlen) != 0) {
+    if (log_session(x, err, errlen) != 0 || open_logs(x, err, errlen) != 0) {
         nn_model_free(x->m);
         x->m = NULL;
         return -1;
