@@ -19,7 +19,10 @@
  * KataGo drops a child left with a single visit.  Q is the root mover's mean value (the children's
  * stats); p is the prior as the root's edges hold it (noise and boost included).  Non-forcing
  * children and the most visited child keep every visit; a root whose moves are captures (no
- * placements, no boost) keeps them all.  The move played is still chosen from the whole search. */
+ * placements, no boost) keeps them all.  The move played is still chosen from the whole search.
+ * With the tactic floor too (tactic_prior, applied after the boost), a floored prior is divided by
+ * g like any forcing one: P0 is then below the floor, and such a move keeps fewer visits than the
+ * floor alone would give it. */
 #ifndef MCTS_TARGET_PRUNE_H
 #define MCTS_TARGET_PRUNE_H
 
