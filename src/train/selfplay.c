@@ -209,7 +209,11 @@ static double record_search(tr_selfplay *sp, sp_worker *wk, tr_game *rec, const 
                 : mcts_tree_root_children(t, wk->moves, wk->visits, NULL, ZZ_MAX_MOVES);
     int nv = 0;
     long long kept = 0;
-    for (int i = 0; i < n; i++) nv += wk->visits[i] > 0, kept += wk->visits[i] > 0 ? wk->visits[i] : 0;
+    for (int i = 0; i < n; i++)
+        if (wk->visits[i] > 0) {
+            nv++;
+            kept += wk->visits[i];
+        }
     if (nv == 0) return v;
     atomic_fetch_add_explicit(&wk->target_visits, kept + (long long)pruned, memory_order_relaxed);
     atomic_fetch_add_explicit(&wk->pruned_visits, (long long)pruned, memory_order_relaxed);

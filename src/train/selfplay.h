@@ -128,8 +128,9 @@ typedef struct {
     long long submitted, finished, abandoned;   /* requests: a leaf each, or a node's widening */
     long long terminal;        /* simulations that ended in a finished game (no request) */
     long long widenings;       /* requests that widened a node's edge window (puct.h) */
-    long long target_visits, pruned_visits;   /* root visits recorded as policy targets; taken
-                                                 out of them by prune_boost */
+    long long target_visits, pruned_visits;   /* root visits of the searches recorded (full and
+                                                 fast: the full ones are the policy targets);
+                                                 taken out of them by prune_boost */
     long long collisions, evals, batches;
     double plies_sum;
 } tr_selfplay_stats;
