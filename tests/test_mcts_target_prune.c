@@ -46,14 +46,41 @@ static void set_stats(mcts_node *node, uint32_t n, double q) {
     atomic_store(&node->stats, (uint64_t)n << MCTS_N_SHIFT | s);
 }
 
+/* A fresh tree at p whose root holds moves[0..n) as edges with these priors, nedges of them kept
+ * (a window when fewer than n). */
+static void root_with_edges(mcts_tree *t, const zz_pos *p, const zz_move *moves, const float *priors, int n,
+                            uint32_t nedges) {
+    mcts_tree_reset(t, p, false);
+    mcts_node *root = mcts_tree_root(t);
+    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)n);
+    ck_assert_uint_ne(e, 0);
+    mcts_edge *edges = mcts_tree_edges(t, e);
+    for (int i = 0; i < n; i++) edges[i] = (mcts_edge){ moves[i], priors[i] };
+    root->nmoves = (uint32_t)n;
+    root->edges = e;
+    root->nedges = nedges;
+}
+
+/* The root's child in slot `slot` (edge slot's move m, prior p) with `visits` visits of mean q. */
+static void add_child(mcts_tree *t, uint32_t slot, zz_move m, float p, uint32_t visits, double q) {
+    mcts_node *root = mcts_tree_root(t);
+    zz_pos after = t->root_pos;
+    zz_apply(&after, m, NULL);
+    mcts_arena_cache c = { 0, 0 };
+    uint32_t ci = mcts_tree_alloc_node(t, &c);
+    ck_assert_uint_ne(ci, 0);
+    mcts_node_init(mcts_tree_node(t, ci), t->root, m, p, &after, t->root_pos.to_move, MCTS_EXPANDED, 0);
+    set_stats(mcts_tree_node(t, ci), visits, q);
+    atomic_store(&root->nopen, slot + 1);
+    ck_assert(mcts_tree_set_child(t, root, slot, ci, &c));
+}
+
 /* The root of h with every legal move as an edge (nedges of them kept: a window when fewer), the
  * priors as the boosted search would hold them: b 0.4, a 0.3, c 0.2, d 0.04, and 0.06 shared by
  * the other non-forcing moves (f among them); other forcing moves 0.  Children (slot k: edge k):
  *   b 30 visits Q 0.1, a 60 Q 0.2 (the most visited), c 10 Q 0.5, d 5 Q -0.6, f 4 Q -0.6;
  * the root 110 visits. */
 static void build_root(mcts_tree *t, const hand_root *h, uint32_t nedges) {
-    mcts_tree_reset(t, &h->pos, false);
-    mcts_node *root = mcts_tree_root(t);
     int rest = 0;
     for (int i = 0; i < h->n; i++)
         rest += h->moves[i] != h->a && !zz_place_forces(&h->pos, h->moves[i]);     /* f and the others */
@@ -67,27 +94,11 @@ static void build_root(mcts_tree *t, const hand_root *h, uint32_t nedges) {
         prior[k++] = zz_place_forces(&h->pos, m) ? 0.0f : 0.06f / (float)rest;
     }
     ck_assert_int_eq(k, h->n);
-    uint32_t e = mcts_arena_alloc(&t->edges[t->cur], (uint32_t)h->n);
-    ck_assert_uint_ne(e, 0);
-    mcts_edge *edges = mcts_tree_edges(t, e);
-    for (int i = 0; i < h->n; i++) edges[i] = (mcts_edge){ order[i], prior[i] };
-    root->nmoves = (uint32_t)h->n;
-    root->edges = e;
-    root->nedges = nedges;
+    root_with_edges(t, &h->pos, order, prior, h->n, nedges);
     const uint32_t visits[5] = { 30, 60, 10, 5, 4 };
     const double q[5] = { 0.1, 0.2, 0.5, -0.6, -0.6 };
-    mcts_arena_cache c = { 0, 0 };
-    for (uint32_t slot = 0; slot < 5; slot++) {
-        zz_pos after = h->pos;
-        zz_apply(&after, order[slot], NULL);
-        uint32_t ci = mcts_tree_alloc_node(t, &c);
-        ck_assert_uint_ne(ci, 0);
-        mcts_node_init(mcts_tree_node(t, ci), t->root, order[slot], prior[slot], &after, h->pos.to_move, MCTS_EXPANDED, 0);
-        set_stats(mcts_tree_node(t, ci), visits[slot], q[slot]);
-        atomic_store(&root->nopen, slot + 1);
-        ck_assert(mcts_tree_set_child(t, root, slot, ci, &c));
-    }
-    set_stats(root, 110, 0.0);
+    for (uint32_t slot = 0; slot < 5; slot++) add_child(t, slot, order[slot], prior[slot], visits[slot], q[slot]);
+    set_stats(mcts_tree_root(t), 110, 0.0);
 }
 
 /* Worked by hand, c_puct 2, force_prior 3 (g = 4), N = 110 (c sqrt N = 20.9762):
@@ -163,26 +174,12 @@ START_TEST(capture_root_untouched) {
     ck_assert(zz_move_is_jump(mv[0]));
     mcts_tree t;
     ck_assert_int_eq(mcts_tree_init(&t, 1u << 12, 1u << 12), 0);
-    mcts_tree_reset(&t, &p, false);
-    mcts_node *root = mcts_tree_root(&t);
-    uint32_t e = mcts_arena_alloc(&t.edges[t.cur], (uint32_t)nm);
-    mcts_edge *edges = mcts_tree_edges(&t, e);
-    for (int i = 0; i < nm; i++) edges[i] = (mcts_edge){ mv[i], 1.0f / (float)nm };
-    root->nmoves = (uint32_t)nm;
-    root->edges = e;
-    root->nedges = (uint32_t)nm;
-    mcts_arena_cache c = { 0, 0 };
+    float priors[ZZ_MAX_MOVES] = { 0 };
+    for (int i = 0; i < nm; i++) priors[i] = 1.0f / (float)nm;
+    root_with_edges(&t, &p, mv, priors, nm, (uint32_t)nm);
     int kids = nm < 3 ? nm : 3;
-    for (int k = 0; k < kids; k++) {
-        zz_pos after = p;
-        zz_apply(&after, mv[k], NULL);
-        uint32_t ci = mcts_tree_alloc_node(&t, &c);
-        mcts_node_init(mcts_tree_node(&t, ci), t.root, mv[k], 1.0f / (float)nm, &after, p.to_move, MCTS_EXPANDED, 0);
-        set_stats(mcts_tree_node(&t, ci), (uint32_t)(20 - 8 * k), k == 0 ? 0.2 : -0.9);
-        atomic_store(&root->nopen, (uint32_t)k + 1);
-        ck_assert(mcts_tree_set_child(&t, root, (uint32_t)k, ci, &c));
-    }
-    set_stats(root, 40, 0.0);
+    for (int k = 0; k < kids; k++) add_child(&t, (uint32_t)k, mv[k], priors[k], (uint32_t)(20 - 8 * k), k == 0 ? 0.2 : -0.9);
+    set_stats(mcts_tree_root(&t), 40, 0.0);
     zz_move moves[ZZ_MAX_MOVES];
     int visits[ZZ_MAX_MOVES];
     uint64_t pruned = 99;
